@@ -37,11 +37,26 @@ class SelfplayReport:
     tallies: list[Tally]
 
     def to_dict(self) -> dict:
-        d = dataclasses.asdict(self)
-        for t in d["tallies"]:
-            t["deals_won_by_points"] = {str(k): v for k, v in sorted(t["deals_won_by_points"].items())}
-            t["reasons"] = dict(sorted(t["reasons"].items()))
-        return d
+        # Not dataclasses.asdict: it rebuilds a Counter from (key, value) pairs as keys.
+        tallies = [
+            {
+                "name": t.name,
+                "matches_won": t.matches_won,
+                "game_points": t.game_points,
+                "deals_won": t.deals_won,
+                "deals_won_by_points": {str(k): v for k, v in sorted(t.deals_won_by_points.items())},
+                "reasons": dict(sorted(t.reasons.items())),
+            }
+            for t in self.tallies
+        ]
+        return {
+            "variant": self.variant,
+            "seed": self.seed,
+            "matches": self.matches,
+            "deals": self.deals,
+            "drawn_deals": self.drawn_deals,
+            "tallies": tallies,
+        }
 
 
 def play_match(variant: Variant | str, seed: int, players: Sequence[Strategy]) -> Match:
