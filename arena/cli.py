@@ -19,9 +19,7 @@ SUCCESS, FAILURE, USAGE_ERROR = 0, 1, 2
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="arena", description="A bot-vs-bot arena for Sixty-Six and Schnapsen."
-    )
+    parser = argparse.ArgumentParser(prog="arena", description="A bot-vs-bot arena for Sixty-Six and Schnapsen.")
     parser.add_argument("--version", action="version", version=f"sixtysix-arena {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_, summary) in COMMANDS.items():

@@ -19,9 +19,7 @@ def test_selfplay_prints_wins_game_points_and_distribution(variant):
     assert p.returncode == 0, p.stderr
     out = p.stdout
     assert "30 matches" in out and f"variant {variant}" in out
-    rows = {
-        line.split()[0]: line.split() for line in out.splitlines() if line.startswith(("random ", "greedy "))
-    }
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.startswith(("random ", "greedy "))}
     assert int(rows["random"][1]) + int(rows["greedy"][1]) == 30
     assert int(rows["greedy"][1]) > int(rows["random"][1])  # greedy is much the stronger
     assert "1 pt" in out and "how the deals each strategy won ended" in out

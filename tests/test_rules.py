@@ -474,8 +474,7 @@ def test_f1_13_closing_effects_no_draw_no_bonus():
     assert (
         st.talon_size() == 10
         and st.result.reason == "out"
-        and st.points[0]
-        == 2 + sum(POINTS[parse_card(c)] for c in "AS TS KS QS AH TH 9C JC QC KC AC TC".split())
+        and st.points[0] == 2 + sum(POINTS[parse_card(c)] for c in "AS TS KS QS AH TH 9C JC QC KC AC TC".split())
     )
 
 
@@ -573,9 +572,7 @@ def test_f1_14_closers_opponent_goes_out_first_scoring():
 
 
 def test_f1_14_false_claim_by_the_closers_opponent_is_a_plain_false_claim():
-    st = make(
-        "AD TD QC KC AC TC", "AS TS 9H JD QD KD", "JS", out="9D 9C", tricks=(1, 1), points=(20, 10), leader=1
-    )
+    st = make("AD TD QC KC AC TC", "AS TS 9H JD QD KD", "JS", out="9D 9C", tricks=(1, 1), points=(20, 10), leader=1)
     do(st, "close play:JD play:AD declare")
     assert (st.result.winner, st.result.game_points, st.result.reason) == (1, 2, "false-claim")
 
@@ -643,9 +640,7 @@ def test_f1_16_auto_out_flag():
     assert st.is_over() and st.result.reason == "out" and st.result.winner == 0
 
 
-@pytest.mark.parametrize(
-    "opp_tricks, rule, expected", [(1, "two_or_three", 2), (0, "two_or_three", 3), (0, "two", 2)]
-)
+@pytest.mark.parametrize("opp_tricks, rule, expected", [(1, "two_or_three", 2), (0, "two_or_three", 3), (0, "two", 2)])
 def test_f1_18_false_declaration(opp_tricks, rule, expected):
     v = variant_of("sixty-six", false_claim=rule)
     st = make("AC TC 9D", "KC QC JD", None, v, trump="H", tricks=(3, opp_tricks), points=(65, 0))

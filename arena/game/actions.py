@@ -78,8 +78,7 @@ def parse_action(text: str) -> int:
             parse_suit(arg)
         else:
             raise ActionError(
-                f"malformed action {text!r}: expected play:<card>, marry:<suit>, "
-                "exchange, close, declare, draw or pass"
+                f"malformed action {text!r}: expected play:<card>, marry:<suit>, exchange, close, declare, draw or pass"
             )
     except CardError as e:
         raise ActionError(f"malformed action {text!r}: {e}") from None

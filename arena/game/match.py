@@ -58,9 +58,7 @@ class Match:
         if self._scored < len(self.deals):
             raise RuntimeError("the current deal has not been finished and scored yet")
         k = len(self.deals)
-        state = new_deal(
-            self.variant, self.deal_seed(k), self.dealer, score=self.score, carry=self.carry, deal_no=k
-        )
+        state = new_deal(self.variant, self.deal_seed(k), self.dealer, score=self.score, carry=self.carry, deal_no=k)
         self.deals.append(state)
         return state
 

@@ -23,8 +23,7 @@ def observation(state: State, seat: int) -> dict[str, Any]:
         raise ValueError(f"seat must be 0..{state.players - 1}, got {seat!r}")
     n = state.players
     tricks = [
-        {"leader": lead, "cards": [card_str(lc), card_str(fc)], "winner": w}
-        for lead, lc, fc, w in state.trick_log
+        {"leader": lead, "cards": [card_str(lc), card_str(fc)], "winner": w} for lead, lc, fc, w in state.trick_log
     ]
     marriages = []
     exchanges = []

@@ -84,7 +84,10 @@ class DealResult:
     declarer: int | None = None
 
     def to_dict(self) -> dict:
-        return dataclasses.asdict(self)
+        """JSON-ready: tuples become lists, so a JSON round trip gives back an equal dict."""
+        d = dataclasses.asdict(self)
+        d["points"], d["tricks"] = list(self.points), list(self.tricks)
+        return d
 
 
 class State:
