@@ -6,6 +6,7 @@ command runs, so ``arena --help`` stays fast. Each module defines
 """
 
 COMMANDS: dict[str, tuple[str, str]] = {
+    "match": ("arena.commands.match", "play one match between two agents, play by play"),
     "selfplay": ("arena.commands.selfplay", "play whole matches between built-in Python strategies"),
     "rules": ("arena.commands.rules", "list the variant presets and every rule flag"),
 }

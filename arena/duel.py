@@ -1,0 +1,51 @@
+"""One match between two agent folders: start both, play, stop both.
+
+Used by ``arena match`` and the tests; the tournament runner reuses processes instead.
+"""
+
+from __future__ import annotations
+
+from contextlib import AsyncExitStack
+from pathlib import Path
+
+from .agents import Manifest
+from .game import Variant
+from .process import AgentFault, AgentProcess, open_agent
+from .protocol import PROTOCOL_VERSION, Hello, TimeControl
+from .referee import Event, MatchRecord, agent_seed, play_match
+
+
+async def duel(
+    manifests: list[Manifest],
+    seed: int,
+    variant: Variant,
+    time_control: TimeControl,
+    *,
+    match_id: str | None = None,
+    logs: Path | None = None,
+    on_event: Event | None = None,
+    handshake_timeout_s: float = 10.0,
+) -> MatchRecord:
+    """Start ``manifests[0]`` in seat 0 and ``manifests[1]`` in seat 1, play one match."""
+    match_id = match_id or f"match-{seed}"
+    if logs is not None:
+        logs.mkdir(parents=True, exist_ok=True)
+    async with AsyncExitStack() as stack:
+        seats: list[AgentProcess | AgentFault] = []
+        for seat, m in enumerate(manifests):
+            hello = Hello(
+                protocol=PROTOCOL_VERSION,
+                variant=variant.to_dict(),
+                time_control=time_control.to_dict(),
+                seed=agent_seed(seed, seat),
+            )
+            log = logs / f"{match_id}-seat{seat}-{m.name}.log" if logs is not None else None
+            try:
+                seats.append(
+                    await stack.enter_async_context(
+                        open_agent(m.launch(), hello, log_path=log, handshake_timeout_s=handshake_timeout_s)
+                    )
+                )
+            except AgentFault as f:
+                seats.append(f)
+        return await play_match(match_id, seed, variant, seats, time_control, on_event=on_event)

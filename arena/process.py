@@ -1,0 +1,455 @@
+"""Agent processes under Trio: spawn, handshake, request -> answer, and reap.
+
+The only module that touches OS processes. `open_agent` starts an agent from its
+manifest in its own process group, performs the handshake within a deadline and yields
+an `AgentProcess`; leaving the ``async with`` always stops it (``quit``, then SIGTERM to
+the group, then SIGKILL to the group) and reaps it, even on cancellation.
+
+Faults are data, not crashes of the referee: the background tasks (stdout reader,
+stderr drain, exit watcher) never raise; the first fault is stored on the process and
+every waiting request fails with it as an `AgentFault` whose ``code`` is one of
+`arena.protocol.FAULTS`. The caller (the referee) turns that into a forfeit.
+
+Timing. Each answer's wall latency is measured from the moment its request was written;
+where Linux gives it (``/proc/<pid>/schedstat``) the CPU time the agent's main thread
+used meanwhile is measured too. With ``clock = "cpu"`` the budget is charged in CPU time
+instead, with a wall-clock backstop, because wall-clock timeouts are unfair on a loaded
+host. CPU times are only attributed while one request is outstanding.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import subprocess
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import trio
+
+from .protocol import (
+    MAX_AGENT_LINE,
+    PROTOCOL_VERSION,
+    AgentProtocolError,
+    Answer,
+    Hello,
+    LineSplitter,
+    Ping,
+    Pong,
+    Quit,
+    Ready,
+    RefereeMessage,
+    Request,
+    decode_agent_line,
+    encode,
+)
+
+#: How much of an agent's stderr is kept in its log file.
+STDERR_CAP = 1 << 20
+#: How much of the end of stderr is kept in memory for error messages.
+STDERR_TAIL = 2048
+
+
+class AgentFault(Exception):
+    """An agent broke the rules of the protocol or died. ``code`` is in `FAULTS`."""
+
+    def __init__(self, code: str, detail: str):
+        super().__init__(f"{code}: {detail}")
+        self.code = code
+        self.detail = detail
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Launch:
+    """How to start one agent process: the command, where, with which environment."""
+
+    command: Sequence[str]
+    cwd: Path
+    env: dict[str, str] | None = None
+    name: str = "agent"
+
+
+@dataclasses.dataclass(slots=True)
+class _Pending:
+    kind: type  # Answer for a decision request, Pong for a ping
+    event: trio.Event = dataclasses.field(default_factory=trio.Event)
+    answer: Answer | Pong | None = None
+
+
+def _cpu_ns(pid: int) -> int | None:
+    """CPU time of the process's main thread in ns, or None where the OS does not say."""
+    try:
+        with open(f"/proc/{pid}/schedstat", "rb") as f:
+            return int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class AgentProcess:
+    """One running agent. Create with `open_agent`; use `request`, `notify`, `ping`."""
+
+    def __init__(self, proc: trio.Process, launch: Launch, log_path: Path | None, stderr_cap: int):
+        self.proc = proc
+        self.launch = launch
+        self.log_path = log_path
+        self.ready: Ready | None = None
+        self.fault: AgentFault | None = None
+        self.stopping = False
+        self.exit_code: int | None = None
+        self._stderr_cap = stderr_cap
+        self._stderr_tail = bytearray()
+        self._stderr_bytes = 0
+        self._pending: dict[int, _Pending] = {}
+        self._next_id = 1
+        self._ready_event = trio.Event()
+        self._send_lock = trio.StrictFIFOLock()
+        self._slots: trio.Semaphore | None = None
+
+    # -- public ---------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self.ready.name if self.ready else self.launch.name
+
+    @property
+    def capacity(self) -> int:
+        return self.ready.capacity if self.ready else 1
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def new_id(self) -> int:
+        rid = self._next_id
+        self._next_id += 1
+        return rid
+
+    def stderr_tail(self) -> str:
+        return self._stderr_tail.decode("utf-8", "replace")
+
+    async def request(
+        self, msg: Request, budget_s: float, *, cpu_clock: bool = False
+    ) -> tuple[Answer, float, float | None]:
+        """Send a decision request and wait for its answer.
+
+        ``budget_s`` is the time the agent may use (time left plus grace). Returns the
+        answer, the wall latency in seconds, and the agent's CPU seconds (None when not
+        measurable). Raises `AgentFault` on a timeout or any fault of the process.
+        """
+        self._check()
+        assert self._slots is not None, "request before the handshake"
+        async with self._slots:
+            self._check()
+            slot = self._pending[msg.id] = _Pending(Answer)
+            alone = len(self._pending) == 1
+            cpu0 = _cpu_ns(self.pid) if alone else None
+            t0 = trio.current_time()
+            try:
+                if cpu_clock and cpu0 is not None:
+                    await self._wait_cpu(msg, slot, budget_s, cpu0)
+                else:
+                    with trio.move_on_after(budget_s):
+                        await self._send(encode(msg))
+                        await slot.event.wait()
+                latency = trio.current_time() - t0
+                cpu1 = _cpu_ns(self.pid) if cpu0 is not None and len(self._pending) == 1 else None
+            finally:
+                self._pending.pop(msg.id, None)
+            if slot.answer is None:
+                self._timed_out(f"no answer to request {msg.id} within {budget_s * 1000:.0f} ms")
+            cpu = (cpu1 - cpu0) / 1e9 if cpu0 is not None and cpu1 is not None else None
+            assert isinstance(slot.answer, Answer)
+            return slot.answer, latency, cpu
+
+    async def _wait_cpu(self, msg: Request, slot: _Pending, budget_s: float, cpu0: int) -> None:
+        # Charge CPU time; a wall-clock backstop catches an agent that sleeps forever.
+        with trio.move_on_after(max(10 * budget_s, budget_s + 10.0)):
+            await self._send(encode(msg))
+            while not slot.event.is_set():
+                with trio.move_on_after(min(0.02, budget_s)):
+                    await slot.event.wait()
+                cpu = _cpu_ns(self.pid)
+                if cpu is not None and (cpu - cpu0) / 1e9 > budget_s and not slot.event.is_set():
+                    return
+
+    async def notify(self, msg: RefereeMessage, timeout_s: float = 5.0) -> None:
+        """Send a message that needs no answer (match/deal start and end)."""
+        self._check()
+        with trio.move_on_after(timeout_s) as cs:
+            await self._send(encode(msg))
+        if cs.cancelled_caught:
+            self._timed_out(f"agent did not read its input for {timeout_s:.0f} s")
+
+    async def ping(self, timeout_s: float = 5.0) -> float:
+        """Round-trip a ping; returns the latency in seconds."""
+        self._check()
+        rid = self.new_id()
+        slot = self._pending[rid] = _Pending(Pong)
+        t0 = trio.current_time()
+        try:
+            with trio.move_on_after(timeout_s):
+                await self._send(encode(Ping(id=rid)))
+                await slot.event.wait()
+        finally:
+            self._pending.pop(rid, None)
+        if slot.answer is None:
+            self._timed_out(f"no pong within {timeout_s:.1f} s")
+        return trio.current_time() - t0
+
+    # -- internals ------------------------------------------------------------------------
+    def _check(self) -> None:
+        if self.fault is not None:
+            raise self.fault
+
+    def _timed_out(self, detail: str) -> None:
+        """Raise the fault that ended the wait: a crash seen meanwhile, else a timeout."""
+        self._check()
+        self._set_fault("timeout", detail)
+        raise self.fault or AgentFault("timeout", detail)
+
+    def _set_fault(self, code: str, detail: str) -> None:
+        if self.fault is not None or self.stopping:
+            return
+        tail = " ".join(self.stderr_tail().split())[-300:]
+        if tail and code in ("crash", "handshake"):
+            detail = f"{detail}; stderr ends: {tail}"
+        self.fault = AgentFault(code, detail)
+        self._ready_event.set()
+        for slot in self._pending.values():
+            slot.event.set()
+
+    async def _send(self, data: bytes) -> None:
+        async with self._send_lock:
+            try:
+                await self.proc.stdin.send_all(data)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                self._set_fault("crash", "its stdin is closed (the process exited?)")
+                self._check()
+
+    def _on_line(self, line: bytes) -> None:
+        try:
+            msg = decode_agent_line(line)
+        except AgentProtocolError as e:
+            code = e.code if self.ready else "handshake"
+            self._set_fault(code, str(e) if self.ready else f"expected a ready message, got: {e}")
+            return
+        if self.ready is None:
+            if not isinstance(msg, Ready):
+                self._set_fault("handshake", f"expected a ready message first, got a {msg.type} message")
+                return
+            self.ready = msg
+            self._ready_event.set()
+            return
+        if isinstance(msg, Ready):
+            self._set_fault("malformed", "a second ready message")
+            return
+        slot = self._pending.get(msg.id)
+        if slot is None or slot.answer is not None or not isinstance(msg, slot.kind):
+            what = "request" if isinstance(msg, Answer) else "ping"
+            self._set_fault("unknown-id", f"{msg.type} message for id {msg.id}, which is not an outstanding {what}")
+            return
+        slot.answer = msg
+        slot.event.set()
+
+    async def _read_stdout(self) -> None:
+        splitter = LineSplitter(MAX_AGENT_LINE)
+        stream = self.proc.stdout
+        try:
+            while self.fault is None:
+                data = await stream.receive_some(65536)
+                if not data:
+                    await self._on_eof()
+                    return
+                for line in splitter.feed(data):
+                    self._on_line(line)
+                    if self.fault is not None:
+                        return
+        except AgentProtocolError as e:
+            self._set_fault(e.code if self.ready else "handshake", str(e))
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            await self._on_eof()
+
+    async def _on_eof(self) -> None:
+        if self.stopping:
+            return
+        with trio.move_on_after(0.5):
+            await self.proc.wait()
+        status = self.proc.returncode
+        what = "closed its stdout" if status is None else _describe_exit(status)
+        self._set_fault("crash" if self.ready else "handshake", f"{self.name} {what}")
+
+    async def _watch_exit(self) -> None:
+        # A child holding our pipes open would hide the exit from the stdout reader.
+        status = await self.proc.wait()
+        self.exit_code = status
+        if not self.stopping:
+            await trio.sleep(0.05)  # let the reader take the last lines first
+            self._set_fault("crash" if self.ready else "handshake", f"{self.name} {_describe_exit(status)}")
+
+    async def _drain_stderr(self) -> None:
+        log = open(self.log_path, "ab") if self.log_path else None  # noqa: SIM115 - closed below
+        try:
+            while True:
+                try:
+                    data = await self.proc.stderr.receive_some(65536)
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    return
+                if not data:
+                    return
+                tail = self._stderr_tail
+                tail += data
+                del tail[:-STDERR_TAIL]
+                if log is not None:
+                    room = self._stderr_cap - self._stderr_bytes
+                    if room > 0:
+                        log.write(data[:room])
+                        if len(data) > room:
+                            log.write(f"\n[arena: log truncated at {self._stderr_cap} bytes]\n".encode())
+                        log.flush()
+                self._stderr_bytes += len(data)
+        finally:
+            if log is not None:
+                log.close()
+
+    async def _handshake(self, hello: Hello, timeout_s: float) -> None:
+        with trio.move_on_after(timeout_s):
+            await self._send(encode(hello))
+            await self._ready_event.wait()
+        if self.fault is not None:
+            raise AgentFault("handshake", self.fault.detail)
+        if self.ready is None:
+            self._set_fault("handshake", f"no ready message within {timeout_s:g} s")
+            self._check()
+        if self.ready.protocol != PROTOCOL_VERSION:
+            self._set_fault(
+                "handshake",
+                f"agent speaks protocol version {self.ready.protocol}, this referee speaks {PROTOCOL_VERSION}",
+            )
+            self._check()
+        self._slots = trio.Semaphore(self.ready.capacity)
+
+    async def _stop(self, quit_grace_s: float, term_grace_s: float) -> None:
+        """Ask, then tell, then force the whole process group to stop; always reap."""
+        self.stopping = True
+        proc = self.proc
+        if proc.returncode is None:
+            with trio.move_on_after(min(0.5, quit_grace_s)):
+                try:
+                    async with self._send_lock:
+                        await proc.stdin.send_all(encode(Quit()))
+                except (trio.BrokenResourceError, trio.ClosedResourceError, trio.BusyResourceError):
+                    pass
+            with trio.move_on_after(quit_grace_s):
+                await proc.wait()
+        if proc.returncode is None:
+            _signal_group(proc.pid, signal.SIGTERM)
+            with trio.move_on_after(term_grace_s):
+                await proc.wait()
+        # SIGKILL the group even if the leader is gone: children may have outlived it.
+        _signal_group(proc.pid, signal.SIGKILL)
+        await proc.wait()
+        self.exit_code = proc.returncode
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            with trio.CancelScope(shield=True):
+                try:
+                    await stream.aclose()
+                except trio.BrokenResourceError:
+                    pass
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    try:
+        os.killpg(pgid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _describe_exit(status: int | None) -> str:
+    if status is None:
+        return "is still running"
+    if status < 0:
+        try:
+            return f"was killed by {signal.Signals(-status).name}"
+        except ValueError:
+            return f"was killed by signal {-status}"
+    return f"exited with status {status}"
+
+
+@asynccontextmanager
+async def open_agent(
+    launch: Launch,
+    hello: Hello,
+    *,
+    log_path: Path | None = None,
+    handshake_timeout_s: float = 10.0,
+    quit_grace_s: float = 1.0,
+    term_grace_s: float = 1.0,
+    stderr_cap: int = STDERR_CAP,
+) -> AsyncIterator[AgentProcess]:
+    """Start an agent, handshake, yield it; stop and reap it on the way out.
+
+    Raises `AgentFault` ("handshake") if it cannot be started or does not say ``ready``
+    with our protocol version in time; the process is reaped before that error leaves.
+    """
+    try:
+        proc = await trio.lowlevel.open_process(
+            list(launch.command),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=str(launch.cwd),
+            env=launch.env,
+            start_new_session=True,  # its own process group, so we can kill its children too
+        )
+    except OSError as e:
+        raise AgentFault("handshake", f"cannot start {launch.name} ({' '.join(launch.command)}): {e}") from None
+    agent = AgentProcess(proc, launch, log_path, stderr_cap)
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(agent._read_stdout)
+            nursery.start_soon(agent._drain_stderr)
+            nursery.start_soon(agent._watch_exit)
+            try:
+                await agent._handshake(hello, handshake_timeout_s)
+                yield agent
+            finally:
+                with trio.CancelScope(shield=True):
+                    await agent._stop(quit_grace_s, term_grace_s)
+                nursery.cancel_scope.cancel()
+    except BaseExceptionGroup as group:
+        # The background tasks never raise, so a group holds the one error of the body
+        # (or of the handshake): give the caller that error, not a group.
+        if len(group.exceptions) == 1:
+            raise group.exceptions[0] from None
+        raise
+    finally:
+        if proc.returncode is None:  # only if something above failed before _stop ran
+            _signal_group(proc.pid, signal.SIGKILL)
+            with trio.CancelScope(shield=True):
+                await proc.wait()
+
+
+async def run_build(command: Sequence[str], cwd: Path, timeout_s: float = 300.0) -> tuple[int, str]:
+    """Run an agent's build command; returns (exit status, combined output). Killed at
+    the deadline with its whole process group."""
+    try:
+        with trio.move_on_after(timeout_s) as cs:
+            result = await trio.run_process(
+                list(command),
+                cwd=str(cwd),
+                capture_stdout=True,
+                stderr=subprocess.STDOUT,
+                check=False,
+                start_new_session=True,
+                deliver_cancel=_kill_group,
+            )
+    except OSError as e:
+        return 127, f"cannot run {' '.join(command)}: {e}"
+    if cs.cancelled_caught:
+        return 124, f"build timed out after {timeout_s:g} s"
+    return result.returncode, result.stdout.decode("utf-8", "replace")
+
+
+async def _kill_group(proc: trio.Process) -> None:
+    _signal_group(proc.pid, signal.SIGKILL)

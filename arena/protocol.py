@@ -1,0 +1,304 @@
+"""The wire protocol, version 1: message types, encoding, decoding and validation. No I/O.
+
+This module is the only code that knows the wire shapes (``protocol/SPEC.md`` is their
+documentation; ``protocol/schema/`` their JSON Schemas). A message is one JSON object on
+one UTF-8 line ending in ``\\n``. The referee uses `encode` and `decode_agent_line`;
+a Python agent (`arena.sdk`) uses `encode` and `decode_referee_line`. `LineSplitter`
+cuts a byte stream into lines and enforces the maximum line length.
+
+Errors are typed by whose fault they are, as in h11: `AgentProtocolError` means the peer
+sent something wrong (its ``code`` is the fault recorded against it); `ValueError` from
+the constructors means our own misuse.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+PROTOCOL_VERSION = 1
+#: Longest line an agent may send, in bytes, newline excluded. Answers are tiny; the
+#: bound keeps a runaway agent from filling the referee's memory.
+MAX_AGENT_LINE = 64 * 1024
+#: Longest line the referee sends (an observation late in a deal is about 3 KB).
+MAX_REFEREE_LINE = 1024 * 1024
+
+#: Fault codes recorded against an agent (see SPEC.md, "Faults").
+FAULTS = (
+    "crash",  # the process exited or closed its stdout
+    "handshake",  # no valid ready in time: bad line, wrong version, early exit
+    "timeout",  # no answer within the time left plus the grace
+    "malformed",  # a line that is not a valid message
+    "oversized",  # a line longer than MAX_AGENT_LINE
+    "unknown-id",  # an answer to a request that is not outstanding
+    "illegal-action",  # an action that is not in the request's legal list
+)
+
+
+class AgentProtocolError(Exception):
+    """The agent broke the protocol. ``code`` is one of `FAULTS`."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+
+
+# -- messages: referee -> agent -------------------------------------------------------------
+_FROZEN = dict(frozen=True, slots=True, kw_only=True)
+
+
+@dataclasses.dataclass(**_FROZEN)
+class TimeControl:
+    """Kaggle-style clock: ``move_ms`` per decision, an overage ``bank_ms`` for the match,
+    ``first_move_ms`` instead of ``move_ms`` for a seat's first decision of a match, and a
+    ``grace_ms`` the referee adds for pipe and scheduling delays (not sent as time left).
+    ``clock`` is ``"wall"`` or ``"cpu"`` (the agent's CPU time is charged instead)."""
+
+    move_ms: int = 1000
+    bank_ms: int = 10_000
+    first_move_ms: int = 5000
+    grace_ms: int = 200
+    clock: str = "wall"
+
+    def __post_init__(self) -> None:
+        for f in ("move_ms", "bank_ms", "first_move_ms", "grace_ms"):
+            v = getattr(self, f)
+            if type(v) is not int or v < 0:
+                raise ValueError(f"time control {f!r} must be a non-negative integer of ms, got {v!r}")
+        if self.clock not in ("wall", "cpu"):
+            raise ValueError(f"time control 'clock' must be 'wall' or 'cpu', got {self.clock!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(**_FROZEN)
+class Hello:
+    protocol: int
+    variant: dict[str, Any]
+    time_control: dict[str, Any]
+    seed: int
+    type: str = "hello"
+
+
+@dataclasses.dataclass(**_FROZEN)
+class MatchStart:
+    match_id: str
+    seat: int
+    opponent: str
+    type: str = "match_start"
+
+
+@dataclasses.dataclass(**_FROZEN)
+class DealStart:
+    match_id: str
+    deal: int
+    dealer: int
+    score: list[int]
+    type: str = "deal_start"
+
+
+@dataclasses.dataclass(**_FROZEN)
+class Request:
+    id: int
+    match_id: str
+    seat: int
+    observation: dict[str, Any]
+    legal: list[str]
+    time_left_ms: int
+    type: str = "request"
+
+
+@dataclasses.dataclass(**_FROZEN)
+class DealEnd:
+    match_id: str
+    deal: int
+    result: dict[str, Any]
+    score: list[int]
+    type: str = "deal_end"
+
+
+@dataclasses.dataclass(**_FROZEN)
+class MatchEnd:
+    match_id: str
+    winner: int
+    score: list[int]
+    reason: str
+    type: str = "match_end"
+
+
+@dataclasses.dataclass(**_FROZEN)
+class Ping:
+    id: int
+    type: str = "ping"
+
+
+@dataclasses.dataclass(**_FROZEN)
+class Quit:
+    type: str = "quit"
+
+
+# -- messages: agent -> referee -------------------------------------------------------------
+@dataclasses.dataclass(**_FROZEN)
+class Ready:
+    protocol: int
+    name: str
+    version: str
+    capacity: int = 1
+    type: str = "ready"
+
+
+@dataclasses.dataclass(**_FROZEN)
+class Answer:
+    id: int
+    action: str
+    type: str = "action"
+
+
+@dataclasses.dataclass(**_FROZEN)
+class Pong:
+    id: int
+    type: str = "pong"
+
+
+RefereeMessage = Hello | MatchStart | DealStart | Request | DealEnd | MatchEnd | Ping | Quit
+AgentMessage = Ready | Answer | Pong
+
+
+def _type_of(cls: type) -> str:
+    return next(f.default for f in dataclasses.fields(cls) if f.name == "type")
+
+
+_REFEREE_TYPES = {_type_of(c): c for c in (Hello, MatchStart, DealStart, Request, DealEnd, MatchEnd, Ping, Quit)}
+_AGENT_TYPES = {"ready": Ready, "action": Answer, "pong": Pong}
+
+_dumps = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+
+
+def encode(msg: RefereeMessage | AgentMessage) -> bytes:
+    """One message as one line of UTF-8 JSON, newline included."""
+    if type(msg) is Request:  # the hot path: no dataclasses.asdict deep copy
+        d = {
+            "type": "request",
+            "id": msg.id,
+            "match_id": msg.match_id,
+            "seat": msg.seat,
+            "observation": msg.observation,
+            "legal": msg.legal,
+            "time_left_ms": msg.time_left_ms,
+        }
+    else:
+        d = {"type": msg.type, **{f.name: getattr(msg, f.name) for f in dataclasses.fields(msg) if f.name != "type"}}
+    return (_dumps(d) + "\n").encode()
+
+
+def _is_int(x: Any) -> bool:
+    return type(x) is int
+
+
+def _load(line: bytes | str) -> dict[str, Any]:
+    if isinstance(line, bytes | bytearray):
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise AgentProtocolError("malformed", f"line is not valid UTF-8 ({e.reason} at byte {e.start})") from None
+    line = line.rstrip("\r\n")
+    try:
+        obj = json.loads(line)
+    except (ValueError, RecursionError) as e:
+        raise AgentProtocolError("malformed", f"line is not JSON ({e}): {_clip(line)}") from None
+    if not isinstance(obj, dict):
+        raise AgentProtocolError("malformed", f"line is not a JSON object: {_clip(line)}")
+    return obj
+
+
+def _clip(text: str, n: int = 80) -> str:
+    return repr(text if len(text) <= n else text[:n] + "...")
+
+
+def decode_agent_line(line: bytes | str) -> AgentMessage:
+    """Parse and validate one line from an agent; `AgentProtocolError` ("malformed") if
+    it is not exactly a ``ready``, ``action`` or ``pong`` message. Unknown fields are
+    ignored (forward compatibility)."""
+    obj = _load(line)
+    kind = obj.get("type")
+    if kind == "action":
+        rid, action = obj.get("id"), obj.get("action")
+        if not _is_int(rid) or not isinstance(action, str):
+            raise AgentProtocolError(
+                "malformed", f"action message needs an integer 'id' and a string 'action', got {_clip(str(obj))}"
+            )
+        return Answer(id=rid, action=action)
+    if kind == "pong":
+        if not _is_int(obj.get("id")):
+            raise AgentProtocolError("malformed", "pong message needs an integer 'id'")
+        return Pong(id=obj["id"])
+    if kind == "ready":
+        protocol, name, version = obj.get("protocol"), obj.get("name"), obj.get("version")
+        capacity = obj.get("capacity", 1)
+        if not _is_int(protocol):
+            raise AgentProtocolError("malformed", "ready message needs an integer 'protocol'")
+        if not isinstance(name, str) or not 1 <= len(name) <= 64:
+            raise AgentProtocolError("malformed", "ready message needs a 'name' string of 1..64 characters")
+        if not isinstance(version, str) or len(version) > 64:
+            raise AgentProtocolError("malformed", "ready message needs a 'version' string of at most 64 characters")
+        if not _is_int(capacity) or not 1 <= capacity <= 4096:
+            raise AgentProtocolError("malformed", f"ready 'capacity' must be an integer 1..4096, got {capacity!r}")
+        return Ready(protocol=protocol, name=name, version=version, capacity=capacity)
+    raise AgentProtocolError(
+        "malformed", f"unknown message type {kind!r} (expected ready, action or pong): {_clip(str(obj))}"
+    )
+
+
+def decode_referee_line(line: bytes | str) -> RefereeMessage:
+    """Parse one line from the referee (the agent side; used by `arena.sdk`).
+
+    Raises `AgentProtocolError` (here it means the *referee's* line was bad) for a line
+    that is not a known message with its fields.
+    """
+    obj = _load(line)
+    cls = _REFEREE_TYPES.get(obj.get("type"))
+    if cls is None:
+        raise AgentProtocolError("malformed", f"unknown message type {obj.get('type')!r}")
+    names = [f.name for f in dataclasses.fields(cls) if f.name != "type"]
+    missing = [n for n in names if n not in obj]
+    if missing:
+        raise AgentProtocolError("malformed", f"{_type_of(cls)} message lacks {', '.join(missing)}")
+    return cls(**{n: obj[n] for n in names})
+
+
+class LineSplitter:
+    """Cut a byte stream into lines (h11 style: feed bytes, take complete lines).
+
+    `feed` returns the complete lines (without the newline; a trailing ``\\r`` is
+    stripped). A line longer than ``max_line`` raises `AgentProtocolError` ("oversized")
+    as soon as it is known to be too long, without buffering the rest of it.
+    """
+
+    def __init__(self, max_line: int = MAX_AGENT_LINE):
+        self.max_line = max_line
+        self._buf = bytearray()
+
+    def feed(self, data: bytes) -> list[bytes]:
+        buf = self._buf
+        buf += data
+        if b"\n" not in data:
+            if len(buf) > self.max_line:
+                raise AgentProtocolError("oversized", f"line longer than {self.max_line} bytes")
+            return []
+        lines = buf.split(b"\n")
+        self._buf = bytearray(lines.pop())
+        out = []
+        for line in lines:
+            if len(line) > self.max_line:
+                raise AgentProtocolError("oversized", f"line of {len(line)} bytes, longer than {self.max_line}")
+            out.append(bytes(line[:-1]) if line.endswith(b"\r") else bytes(line))
+        if len(self._buf) > self.max_line:
+            raise AgentProtocolError("oversized", f"line longer than {self.max_line} bytes")
+        return out
+
+    @property
+    def pending(self) -> int:
+        """Bytes of an unfinished line held back (a line cut by EOF)."""
+        return len(self._buf)
