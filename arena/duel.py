@@ -5,6 +5,7 @@ Used by ``arena match`` and the tests; the tournament runner reuses processes in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
 
@@ -25,8 +26,13 @@ async def duel(
     logs: Path | None = None,
     on_event: Event | None = None,
     handshake_timeout_s: float = 10.0,
+    on_start: Callable[[int, AgentProcess], None] | None = None,
+    transcripts: list[list[tuple[str, bytes]]] | None = None,
 ) -> MatchRecord:
-    """Start ``manifests[0]`` in seat 0 and ``manifests[1]`` in seat 1, play one match."""
+    """Start ``manifests[0]`` in seat 0 and ``manifests[1]`` in seat 1, play one match.
+
+    ``on_start(seat, process)`` is called once each agent is ready; ``transcripts``, a
+    list of two lists, receives every line each seat sent and received."""
     match_id = match_id or f"match-{seed}"
     if logs is not None:
         logs.mkdir(parents=True, exist_ok=True)
@@ -41,11 +47,19 @@ async def duel(
             )
             log = logs / f"{match_id}-seat{seat}-{m.name}.log" if logs is not None else None
             try:
-                seats.append(
-                    await stack.enter_async_context(
-                        open_agent(m.launch(), hello, log_path=log, handshake_timeout_s=handshake_timeout_s)
+                agent = await stack.enter_async_context(
+                    open_agent(
+                        m.launch(),
+                        hello,
+                        log_path=log,
+                        handshake_timeout_s=handshake_timeout_s,
+                        transcript=transcripts[seat] if transcripts is not None else None,
                     )
                 )
             except AgentFault as f:
                 seats.append(f)
+                continue
+            seats.append(agent)
+            if on_start is not None:
+                on_start(seat, agent)
         return await play_match(match_id, seed, variant, seats, time_control, on_event=on_event)

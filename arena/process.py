@@ -106,6 +106,10 @@ class AgentProcess:
         self._ready_event = trio.Event()
         self._send_lock = trio.StrictFIFOLock()
         self._slots: trio.Semaphore | None = None
+        #: Every line sent and received, as ("to-agent" | "from-agent", bytes), when recording.
+        self.transcript: list[tuple[str, bytes]] | None = None
+        #: How the process ended: "exited" (before we asked), "quit", "sigterm" or "sigkill".
+        self.stopped_by: str | None = None
 
     # -- public ---------------------------------------------------------------------------
     @property
@@ -220,6 +224,8 @@ class AgentProcess:
             slot.event.set()
 
     async def _send(self, data: bytes) -> None:
+        if self.transcript is not None:
+            self.transcript.append(("to-agent", data.rstrip(b"\n")))
         async with self._send_lock:
             try:
                 await self.proc.stdin.send_all(data)
@@ -228,6 +234,8 @@ class AgentProcess:
                 self._check()
 
     def _on_line(self, line: bytes) -> None:
+        if self.transcript is not None:
+            self.transcript.append(("from-agent", line))
         try:
             msg = decode_agent_line(line)
         except AgentProtocolError as e:
@@ -273,7 +281,7 @@ class AgentProcess:
     async def _on_eof(self) -> None:
         if self.stopping:
             return
-        with trio.move_on_after(0.5):
+        with trio.move_on_after(0.05):  # an exit status makes a better message, if it comes at once
             await self.proc.wait()
         status = self.proc.returncode
         what = "closed its stdout" if status is None else _describe_exit(status)
@@ -302,10 +310,12 @@ class AgentProcess:
                 del tail[:-STDERR_TAIL]
                 if log is not None:
                     room = self._stderr_cap - self._stderr_bytes
-                    if room > 0:
-                        log.write(data[:room])
-                        if len(data) > room:
-                            log.write(f"\n[arena: log truncated at {self._stderr_cap} bytes]\n".encode())
+                    log.write(data[: max(room, 0)])
+                    if len(data) > room:
+                        log.write(f"\n[arena: log truncated at {self._stderr_cap} bytes]\n".encode())
+                        log.close()
+                        log = None
+                    else:
                         log.flush()
                 self._stderr_bytes += len(data)
         finally:
@@ -333,6 +343,7 @@ class AgentProcess:
         """Ask, then tell, then force the whole process group to stop; always reap."""
         self.stopping = True
         proc = self.proc
+        self.stopped_by = "exited" if proc.returncode is not None else None
         if proc.returncode is None:
             with trio.move_on_after(min(0.5, quit_grace_s)):
                 try:
@@ -342,12 +353,19 @@ class AgentProcess:
                     pass
             with trio.move_on_after(quit_grace_s):
                 await proc.wait()
+            self.stopped_by = "quit" if proc.returncode is not None else None
         if proc.returncode is None:
             _signal_group(proc.pid, signal.SIGTERM)
             with trio.move_on_after(term_grace_s):
                 await proc.wait()
+            self.stopped_by = "sigterm" if proc.returncode is not None else "sigkill"
         # SIGKILL the group even if the leader is gone: children may have outlived it.
-        _signal_group(proc.pid, signal.SIGKILL)
+        if _signal_group(proc.pid, signal.SIGKILL):
+            await proc.wait()
+            # Killing is asynchronous: wait until no member of the group is still running.
+            with trio.move_on_after(2.0):
+                while _group_running(proc.pid):
+                    await trio.sleep(0.01)
         await proc.wait()
         self.exit_code = proc.returncode
         for stream in (proc.stdin, proc.stdout, proc.stderr):
@@ -358,11 +376,27 @@ class AgentProcess:
                     pass
 
 
-def _signal_group(pgid: int, sig: int) -> None:
+def _signal_group(pgid: int, sig: int) -> bool:
+    """Signal a process group; False if it has no members left (or is not ours)."""
     try:
         os.killpg(pgid, sig)
     except (ProcessLookupError, PermissionError):
-        pass
+        return False
+    return True
+
+
+def _group_running(pgid: int) -> bool:
+    """Whether any process of the group is alive (zombies waiting to be reaped are not)."""
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[2]) == pgid and fields[0] != b"Z":
+                return True
+    return False
 
 
 def _describe_exit(status: int | None) -> str:
@@ -386,6 +420,7 @@ async def open_agent(
     quit_grace_s: float = 1.0,
     term_grace_s: float = 1.0,
     stderr_cap: int = STDERR_CAP,
+    transcript: list[tuple[str, bytes]] | None = None,
 ) -> AsyncIterator[AgentProcess]:
     """Start an agent, handshake, yield it; stop and reap it on the way out.
 
@@ -405,6 +440,7 @@ async def open_agent(
     except OSError as e:
         raise AgentFault("handshake", f"cannot start {launch.name} ({' '.join(launch.command)}): {e}") from None
     agent = AgentProcess(proc, launch, log_path, stderr_cap)
+    agent.transcript = transcript
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(agent._read_stdout)

@@ -1,0 +1,212 @@
+"""The wire codec (arena.protocol), the JSON Schemas, and the recorded examples."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator, ValidationError
+from referencing import Registry, Resource
+
+from arena import conformance
+from arena.protocol import (
+    MAX_AGENT_LINE,
+    AgentProtocolError,
+    Answer,
+    DealEnd,
+    DealStart,
+    Hello,
+    LineSplitter,
+    MatchEnd,
+    MatchStart,
+    Ping,
+    Pong,
+    Quit,
+    Ready,
+    Request,
+    decode_agent_line,
+    decode_referee_line,
+    encode,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+SCHEMAS = ROOT / "protocol" / "schema"
+
+REFEREE_MESSAGES = [
+    Hello(
+        protocol=1, variant={"name": "sixty-six", "players": 2, "deck": 24}, time_control={"move_ms": 1}, seed=2**64 - 1
+    ),
+    MatchStart(match_id="m", seat=1, opponent="greedy"),
+    DealStart(match_id="m", deal=0, dealer=1, score=[0, 0]),
+    Request(id=3, match_id="m", seat=0, observation={"hand": ["AH"]}, legal=["play:AH"], time_left_ms=900),
+    DealEnd(match_id="m", deal=0, result={"winner": None}, score=[1, 2]),
+    MatchEnd(match_id="m", winner=0, score=[7, 2], reason="played"),
+    Ping(id=7),
+    Quit(),
+]
+AGENT_MESSAGES = [Ready(protocol=1, name="x", version="1", capacity=4), Answer(id=3, action="play:AH"), Pong(id=7)]
+
+
+@pytest.mark.parametrize("msg", REFEREE_MESSAGES, ids=lambda m: m.type)
+def test_referee_messages_round_trip(msg):
+    line = encode(msg)
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    assert json.loads(line)["type"] == msg.type
+    assert decode_referee_line(line) == msg
+
+
+@pytest.mark.parametrize("msg", AGENT_MESSAGES, ids=lambda m: m.type)
+def test_agent_messages_round_trip(msg):
+    assert decode_agent_line(encode(msg)) == msg
+    assert decode_agent_line(encode(msg).decode().rstrip("\n") + "\r") == msg
+
+
+def test_unknown_fields_are_ignored_and_capacity_defaults_to_one():
+    assert decode_agent_line(b'{"type":"ready","protocol":1,"name":"a","version":"","x":[1]}') == Ready(
+        protocol=1, name="a", version="", capacity=1
+    )
+    assert decode_agent_line(b'{"id":4,"action":"close","type":"action","comment":"hi"}') == Answer(
+        id=4, action="close"
+    )
+
+
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        (b"", "line is not JSON"),
+        (b"hello", "line is not JSON"),
+        (b"\xff\xfe", "not valid UTF-8"),
+        (b"[1,2]", "not a JSON object"),
+        (b'{"type":"move","id":1}', "unknown message type 'move'"),
+        (b'{"id":1,"action":"close"}', "unknown message type None"),
+        (b'{"type":"action","id":"1","action":"close"}', "integer 'id'"),
+        (b'{"type":"action","id":1.0,"action":"close"}', "integer 'id'"),
+        (b'{"type":"action","id":true,"action":"close"}', "integer 'id'"),
+        (b'{"type":"action","id":1,"action":7}', "string 'action'"),
+        (b'{"type":"pong"}', "pong message needs an integer 'id'"),
+        (b'{"type":"ready","protocol":"1","name":"a","version":"1"}', "integer 'protocol'"),
+        (b'{"type":"ready","protocol":1,"name":"","version":"1"}', "'name' string of 1..64"),
+        (b'{"type":"ready","protocol":1,"name":"a","version":"1","capacity":0}', "'capacity' must be an integer"),
+        (b'{"type":"action","id":1,"action":"close"} trailing', "line is not JSON"),
+        (b"[" * 100_000, "line is not JSON"),
+    ],
+)
+def test_malformed_agent_lines_are_typed_faults(line, message):
+    with pytest.raises(AgentProtocolError) as e:
+        decode_agent_line(line)
+    assert e.value.code == "malformed" and message in str(e.value)
+    assert "\n" not in str(e.value)
+
+
+@settings(max_examples=2000, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(st.binary(max_size=300), st.text(max_size=300).map(str.encode), st.from_regex(
+    r'\{"type":"(action|pong|ready)"(,"[a-z]+":("[^"]*"|-?[0-9]+|true|null|\[\]))*\}', fullmatch=True
+).map(str.encode)))  # fmt: skip
+def test_no_line_crashes_the_decoder(line):
+    try:
+        msg = decode_agent_line(line)
+    except AgentProtocolError as e:
+        assert e.code == "malformed"
+    else:
+        assert isinstance(msg, Ready | Answer | Pong)
+
+
+@settings(max_examples=300, derandomize=True, database=None)
+@given(st.lists(st.binary(max_size=40).filter(lambda b: b"\n" not in b), max_size=8), st.data())
+def test_line_splitter_is_independent_of_chunking(lines, data):
+    stream = b"".join(line + b"\n" for line in lines)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(stream)), max_size=6)))
+    splitter = LineSplitter(max_line=64)
+    got = []
+    prev = 0
+    for cut in [*cuts, len(stream)]:
+        got += splitter.feed(stream[prev:cut])
+        prev = cut
+    assert got == [line[:-1] if line.endswith(b"\r") else line for line in lines]
+    assert splitter.pending == 0
+
+
+def test_line_splitter_refuses_oversized_lines_before_their_end():
+    s = LineSplitter(max_line=10)
+    assert s.feed(b"0123456789") == []
+    with pytest.raises(AgentProtocolError) as e:
+        s.feed(b"x")  # no newline yet, already too long
+    assert e.value.code == "oversized"
+    with pytest.raises(AgentProtocolError, match="line of 12 bytes"):
+        LineSplitter(max_line=10).feed(b"ok\n0123456789ab\n")
+    assert LineSplitter().max_line == MAX_AGENT_LINE == 65536
+
+
+# -- JSON Schemas -----------------------------------------------------------------------------
+def _validators() -> dict[str, Draft202012Validator]:
+    schemas = {p.stem: json.loads(p.read_text()) for p in SCHEMAS.glob("*.json")}
+    # request.json refers to "observation.json", relative to its own $id.
+    registry = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in schemas.values())
+    return {name: Draft202012Validator(s, registry=registry) for name, s in schemas.items()}
+
+
+def test_every_message_type_has_a_valid_schema():
+    v = _validators()
+    assert set(v) == {m.type for m in REFEREE_MESSAGES + AGENT_MESSAGES} | {"observation"}
+    for validator in v.values():
+        Draft202012Validator.check_schema(validator.schema)
+
+
+def test_recorded_examples_match_the_schemas():
+    v = _validators()
+    lines = [json.loads(x) for x in conformance.TRANSCRIPT_FILE.read_text().splitlines()]
+    kinds = set()
+    for x in lines:
+        msg = x["msg"]
+        kinds.add(msg["type"])
+        v[msg["type"]].validate(msg)
+    assert {"hello", "ready", "match_start", "deal_start", "request", "action", "deal_end", "match_end"} <= kinds
+    for p in conformance.load_positions():
+        v["observation"].validate(p["observation"])
+    with pytest.raises(ValidationError):
+        v["action"].validate({"type": "action", "id": 1, "action": "play:1H"})
+
+
+# -- recorded examples ------------------------------------------------------------------------
+def test_positions_file_is_what_the_engine_gives_now():
+    assert conformance.load_positions() == json.loads(json.dumps(conformance.positions()))
+    labels = {p["label"] for p in conformance.load_positions()}
+    phases = {p["observation"]["phase"] for p in conformance.load_positions()}
+    assert phases == {"lead", "follow", "draw", "close-offer"} and len(labels) == 11
+    kinds = {a.split(":")[0] for p in conformance.load_positions() for a in p["legal"]}
+    assert kinds == {"play", "marry", "exchange", "close", "declare", "draw", "pass"}
+
+
+def test_transcript_replays_exactly():
+    recorded = [json.loads(x) for x in conformance.TRANSCRIPT_FILE.read_text().splitlines()]
+    assert trio.run(conformance.record_transcript) == recorded
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_transcript_fed_to_the_recorded_agent_gives_its_recorded_answers(seat):
+    lines = [json.loads(x) for x in conformance.TRANSCRIPT_FILE.read_text().splitlines()]
+    fed = "".join(json.dumps(x["msg"]) + "\n" for x in lines if x["seat"] == seat and x["dir"] == "to-agent")
+    want = [x["msg"] for x in lines if x["seat"] == seat and x["dir"] == "from-agent"]
+    agent = conformance.TRANSCRIPT_MATCH["agents"][seat]
+    p = subprocess.run(
+        [sys.executable, "agent.py"], cwd=ROOT / "agents" / agent, input=fed, capture_output=True, text=True,
+        timeout=60,
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    assert [json.loads(x) for x in p.stdout.splitlines()] == want
+
+
+def test_sdk_refuses_another_protocol_version_clearly():
+    hello = json.dumps({"type": "hello", "protocol": 2, "variant": {}, "time_control": {}, "seed": 1})
+    p = subprocess.run(
+        [sys.executable, "agent.py"], cwd=ROOT / "agents" / "random", input=hello + "\n", capture_output=True,
+        text=True, timeout=60,
+    )  # fmt: skip
+    assert p.returncode == 2 and p.stdout == ""
+    assert "referee speaks protocol version 2; this agent speaks 1" in p.stderr

@@ -1,0 +1,181 @@
+"""The referee against real agent processes: good ones, and deliberately broken ones.
+
+Every broken agent (tests/agents/*) must end in the right typed fault, a recorded
+forfeit for its seat, and no process left behind in its process group.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena.agents import resolve
+from arena.duel import duel
+from arena.game import Match, get_variant, observation
+from arena.protocol import TimeControl, decode_referee_line
+
+HERE = Path(__file__).resolve().parent
+FAST = TimeControl(move_ms=300, bank_ms=0, first_move_ms=300, grace_ms=100)
+
+
+def group_alive(pgid: int) -> list[int]:
+    """Pids of live (not zombie) processes in a process group."""
+    alive = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            alive.append(int(entry))
+    return alive
+
+
+def play(a: str, b: str, *, seed: int = 1, variant: str = "sixty-six", tc: TimeControl = FAST, logs=None, **kw):
+    pgids: list[int] = []
+    manifests = [resolve(x if "/" not in x else str(HERE.parent / x)) for x in (a, b)]
+    rec = trio.run(
+        lambda: duel(
+            manifests, seed, get_variant(variant), tc, logs=logs, on_start=lambda s, p: pgids.append(p.pid), **kw
+        )
+    )
+    return rec, pgids
+
+
+BROKEN = [
+    ("crash-at-start", "handshake", "exited with status 3; stderr ends: broken agent: giving up"),
+    ("stdout-before-ready", "handshake", "expected a ready message"),
+    ("wrong-version", "handshake", "agent speaks protocol version 2, this referee speaks 1"),
+    ("crash-mid-match", "crash", "exited with status 1; stderr ends: broken agent: crashing mid-match"),
+    ("hang", "timeout", "no answer to request"),
+    ("late", "timeout", "within 400 ms"),
+    ("garbage", "malformed", "line is not JSON"),
+    ("oversized", "oversized", "longer than 65536 bytes"),
+    ("wrong-id", "unknown-id", "not an outstanding request"),
+    ("illegal", "illegal-action", "legal:"),
+    ("stdout-closed", "crash", "closed its stdout"),
+    ("orphan-child", "crash", "exited with status 1"),
+]
+
+
+# Every fault in seat 0, and the mid-match ones in seat 1 as well.
+CASES = [(*b, 0) for b in BROKEN] + [
+    (*b, 1) for b in BROKEN if b[0] in ("crash-mid-match", "hang", "illegal", "orphan-child")
+]
+
+
+@pytest.mark.parametrize("name, code, detail, seat", CASES, ids=[f"{c[0]}-seat{c[3]}" for c in CASES])
+def test_broken_agent_forfeits_with_its_fault_and_leaves_no_process(name, code, detail, seat, tmp_path, monkeypatch):
+    pidfile = tmp_path / "child.pid"
+    monkeypatch.setenv("BROKEN_PIDFILE", str(pidfile))
+    pair = [f"tests/agents/{name}", "random"] if seat == 0 else ["random", f"tests/agents/{name}"]
+    rec, pgids = play(*pair, logs=tmp_path)
+    f = rec.forfeit
+    assert f is not None and f.seat == seat and f.code == code, rec.forfeit
+    assert detail in f.detail
+    assert rec.winner == seat ^ 1 and rec.score[seat ^ 1] == 7
+    if code == "handshake":
+        assert f.deal is None and rec.deals == []
+    else:
+        assert f.deal is not None and f.decision is not None
+    for pgid in pgids:
+        assert group_alive(pgid) == [], f"processes left in group {pgid}"
+    if name == "orphan-child":
+        child = int(pidfile.read_text())
+        assert group_alive(child) == [] and not _alive(child)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_stderr_flood_is_capped_and_the_match_goes_on(tmp_path):
+    rec, _ = play("tests/agents/stderr-flood", "random", logs=tmp_path)
+    assert rec.forfeit is None and max(rec.score) >= 7
+    log = next(tmp_path.glob("*stderr-flood.log"))
+    data = log.read_bytes()
+    assert len(data) < (1 << 20) + 100
+    assert data.endswith(b"[arena: log truncated at 1048576 bytes]\n")
+
+
+@pytest.mark.parametrize("variant", ["sixty-six", "schnapsen"])
+def test_python_agents_play_whole_matches(variant, tmp_path):
+    rec, pgids = play("random", "greedy", seed=11, variant=variant, tc=TimeControl(), logs=tmp_path)
+    assert rec.forfeit is None and rec.winner in (0, 1)
+    assert rec.score[rec.winner] >= 7 > rec.score[rec.winner ^ 1]
+    assert rec.margin == rec.score[rec.winner] - rec.score[rec.winner ^ 1]
+    assert sum(d.game_points for d in rec.deals if d.winner == rec.winner) == rec.score[rec.winner]
+    decisions = sum(len(d.actions) for d in rec.deals)
+    assert len(rec.latency_ms[0]) + len(rec.latency_ms[1]) == decisions
+    assert all(x is None or x >= 0 for x in rec.cpu_ms[0] + rec.cpu_ms[1])
+    assert any(x is not None for x in rec.cpu_ms[0])  # Linux gives CPU times
+    for pgid in pgids:
+        assert group_alive(pgid) == []
+
+
+def test_a_match_replays_identically_from_its_seed():
+    a, _ = play("random", "greedy", seed=5, tc=TimeControl())
+    b, _ = play("random", "greedy", seed=5, tc=TimeControl())
+    c, _ = play("random", "greedy", seed=6, tc=TimeControl())
+    assert [d.actions for d in a.deals] == [d.actions for d in b.deals]
+    assert (a.winner, a.score, [d.seed for d in a.deals]) == (b.winner, b.score, [d.seed for d in b.deals])
+    assert [d.actions for d in a.deals] != [d.actions for d in c.deals]
+
+
+def test_the_observation_on_the_wire_is_the_engines():
+    transcripts: list[list] = [[], []]
+    rec, _ = play("random", "greedy", seed=9, tc=TimeControl(), transcripts=transcripts)
+    requests = [
+        [decode_referee_line(line) for d, line in t if d == "to-agent" and b'"request"' in line] for t in transcripts
+    ]
+    requests = [[m for m in seat if m.type == "request"] for seat in requests]
+    match = Match(get_variant("sixty-six"), 9)
+    seen = [0, 0]
+    for deal in rec.deals:
+        state = match.new_deal()
+        for action in deal.actions:
+            seat = state.current_player()
+            req = requests[seat][seen[seat]]
+            seen[seat] += 1
+            assert req.seat == seat
+            assert req.observation == json.loads(json.dumps(observation(state, seat)))
+            assert req.legal == state.legal_action_strings()
+            state.apply_action(action)
+        match.finish_deal()
+    assert seen == [len(requests[0]), len(requests[1])]
+
+
+def test_unknown_agent_and_bad_manifest_are_one_line_errors(tmp_path):
+    from arena.errors import UserError
+
+    with pytest.raises(UserError, match="unknown agent 'nobody'"):
+        resolve("nobody")
+    (tmp_path / "agent.toml").write_text('name = "x"\nversion = "1"\nlanguage = "py"\ncommand = "run.sh"\n')
+    with pytest.raises(UserError, match="field 'command' must be a non-empty list of strings"):
+        resolve(str(tmp_path))
+    (tmp_path / "agent.toml").write_text('name = "x"\nversion = "1"\ncommand = ["a"]\n')
+    with pytest.raises(UserError, match="missing field 'language'"):
+        resolve(str(tmp_path))
+    (tmp_path / "agent.toml").write_text("name = \n")
+    with pytest.raises(UserError, match="not valid TOML"):
+        resolve(str(tmp_path))
+
+
+def test_a_command_that_cannot_start_is_a_handshake_forfeit(tmp_path):
+    (tmp_path / "agent.toml").write_text(
+        'name = "ghost"\nversion = "1"\nlanguage = "none"\ncommand = ["./no-such-program"]\n'
+    )
+    rec, _ = play(str(tmp_path), "random")
+    assert rec.forfeit.code == "handshake" and "cannot start ghost" in rec.forfeit.detail
+    assert rec.winner == 1
