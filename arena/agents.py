@@ -121,12 +121,18 @@ def search_path() -> list[Path]:
 
 
 def discover() -> dict[str, Manifest]:
-    """Every agent on the search path, by manifest name (the first found wins)."""
+    """Every valid agent on the search path, by manifest name (the first found wins).
+
+    A folder with a broken manifest is skipped here, so that it cannot hide the others;
+    naming it by its path reports what is wrong with it."""
     found: dict[str, Manifest] = {}
     for root in search_path():
         for folder in sorted(root.iterdir()):
             if (folder / MANIFEST).is_file():
-                m = load_manifest(folder)
+                try:
+                    m = load_manifest(folder)
+                except UserError:
+                    continue
                 found.setdefault(m.name, m)
     return found
 

@@ -158,14 +158,15 @@ async def play_match(
     decision: int | None = None
     try:
         for seat in (0, 1):
-            await procs[seat].notify(MatchStart(match_id=match_id, seat=seat, opponent=names[seat ^ 1]))
+            await procs[seat].notify(MatchStart(match_id=match_id, seat=seat, opponent=names[seat ^ 1]), defer=True)
         while not match.is_over():
             state = match.new_deal()
             deal_no = state.deal_no
             emit("deal_start", {"deal": deal_no, "dealer": state.dealer, "state": state})
             for seat in (0, 1):
                 await procs[seat].notify(
-                    DealStart(match_id=match_id, deal=deal_no, dealer=state.dealer, score=list(match.score))
+                    DealStart(match_id=match_id, deal=deal_no, dealer=state.dealer, score=list(match.score)),
+                    defer=True,
                 )
             actions: list[str] = []
             decision = 0
@@ -218,7 +219,8 @@ async def play_match(
             emit("deal_end", {"deal": deal_no, "result": r, "score": list(match.score)})
             for seat in (0, 1):
                 await procs[seat].notify(
-                    DealEnd(match_id=match_id, deal=deal_no, result=r.to_dict(), score=list(match.score))
+                    DealEnd(match_id=match_id, deal=deal_no, result=r.to_dict(), score=list(match.score)),
+                    defer=True,
                 )
         result = match.result
         for seat in (0, 1):
