@@ -179,3 +179,19 @@ def test_a_command_that_cannot_start_is_a_handshake_forfeit(tmp_path):
     rec, _ = play(str(tmp_path), "random")
     assert rec.forfeit.code == "handshake" and "cannot start ghost" in rec.forfeit.detail
     assert rec.winner == 1
+
+
+@pytest.mark.parametrize(
+    "name, clock, fault",
+    [("late", "wall", "timeout"), ("late", "cpu", None), ("spin", "cpu", "timeout"), ("spin", "wall", "timeout")],
+)
+def test_cpu_clock_charges_cpu_time_not_waiting(name, clock, fault, tmp_path):
+    # "late" sleeps 1 s at its third request, "spin" burns 1 s of CPU; the budget is 0.4 s.
+    tc = TimeControl(move_ms=300, bank_ms=0, first_move_ms=300, grace_ms=100, clock=clock)
+    rec, pgids = play(f"tests/agents/{name}", "random", tc=tc, logs=tmp_path)
+    assert (rec.forfeit.code if rec.forfeit else None) == fault
+    if fault is None:
+        assert max(rec.latency_ms[0]) > 900  # it did take a second of wall time
+        assert all(c is not None and c < 300 for c in rec.cpu_ms[0])
+    for pgid in pgids:
+        assert group_alive(pgid) == []

@@ -35,6 +35,14 @@
 
 static unsigned long line_no;
 
+#if defined(__GNUC__)
+#define DIE_ATTRS __attribute__((noreturn, format(printf, 2, 3)))
+#else
+#define DIE_ATTRS
+#endif
+
+static void die(int status, const char *fmt, ...) DIE_ATTRS;
+
 static void die(int status, const char *fmt, ...)
 {
     va_list ap;
@@ -562,7 +570,7 @@ static void on_hello(const char *s, JVal msg)
 {
     JVal v;
     long long proto;
-    unsigned long long seed;
+    unsigned long long seed = 0;
     if (!json_get(s, msg, "protocol", &v) || v.type != J_NUM || !v.is_int)
         malformed("line %lu: hello needs an integer 'protocol'", line_no);
     if (!json_ll(s, v, &proto) || proto != PROTOCOL)

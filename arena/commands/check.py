@@ -21,6 +21,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     manifest = resolve(args.agent)
     print(f"checking {manifest.label} ({manifest.folder})")
+    args.logs.mkdir(parents=True, exist_ok=True)
     build_all([manifest])
     if manifest.build:
         print(f"PASS  build: {' '.join(manifest.build)}")

@@ -59,6 +59,10 @@ for raw in sys.stdin.buffer:
                 time.sleep(3600)
             if behaviour == "late":
                 time.sleep(1.0)
+            if behaviour == "spin":
+                end = time.process_time() + 1.0
+                while time.process_time() < end:
+                    pass
             if behaviour == "garbage":
                 send(b"this is not json\n")
                 continue
