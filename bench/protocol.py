@@ -4,9 +4,11 @@
 
 Measures, in one run: (1) the round-trip rate of ping/pong with the echo agent
 (bench/echo), the floor any decision pays; (2) decisions per second in whole matches
-between two Python random agents (agents/random) over pipes, one match after another on
-the same two processes, with the full referee path (observation, encoding, the agent's
-decoding and choice, checking, applying). Prints both and their ratio.
+between two Python random agents (agents/random) over pipes, on the same two processes,
+with the full referee path (observation, encoding, the agent's decoding and choice,
+checking, applying): first one match at a time (every decision waits for the last), then
+four matches in flight (each agent still answers one request at a time, but both agents
+and the referee work at once). Prints each rate and its ratio to the echo rate.
 """
 
 from __future__ import annotations
@@ -47,16 +49,27 @@ async def echo_rate(pings: int) -> float:
         return pings / (time.perf_counter() - t0)
 
 
-async def match_rate(matches: int, variant: str) -> tuple[float, float, int]:
+async def match_rate(matches: int, variant: str, in_flight: int = 1) -> tuple[float, float, int]:
+    """Play ``matches`` matches on the same two agent processes, ``in_flight`` at a time
+    (each process answers one request at a time; with several matches in flight both
+    agents and the referee can work at once)."""
     random = resolve("random")
+    decisions = 0
     async with AsyncExitStack() as stack:
         agents = [await stack.enter_async_context(open_agent(random.launch(), hello(s, variant))) for s in (1, 2)]
-        decisions = 0
-        t0 = time.perf_counter()
-        for i in range(matches):
-            rec = await play_match(f"bench-{i}", i, get_variant(variant), agents, TC)
+        limiter = trio.CapacityLimiter(in_flight)
+
+        async def one(i: int) -> None:
+            nonlocal decisions
+            async with limiter:
+                rec = await play_match(f"bench-{i}", i, get_variant(variant), agents, TC)
             assert rec.forfeit is None, rec.forfeit
             decisions += sum(len(d.actions) for d in rec.deals)
+
+        t0 = time.perf_counter()
+        async with trio.open_nursery() as nursery:
+            for i in range(matches):
+                nursery.start_soon(one, i)
         dt = time.perf_counter() - t0
     return decisions / dt, matches / dt, decisions
 
@@ -68,12 +81,14 @@ def main() -> None:
     args = ap.parse_args()
     echo = trio.run(echo_rate, args.pings)
     print(f"echo agent round trips:      {echo:>9,.0f} /s  ({1e6 / echo:.0f} us each)")
-    for variant in ("sixty-six", "schnapsen"):
-        dps, mps, n = trio.run(match_rate, args.matches, variant)
-        print(
-            f"random vs random, {variant:<10} {dps:>9,.0f} decisions/s ({mps:,.1f} matches/s, {n} decisions)"
-            f"  = {100 * dps / echo:.0f}% of the echo rate"
-        )
+    for in_flight in (1, 4):
+        for variant in ("sixty-six", "schnapsen"):
+            dps, mps, n = trio.run(match_rate, args.matches, variant, in_flight)
+            print(
+                f"random vs random, {variant:<10} {in_flight} match{'es' * (in_flight > 1)} in flight: "
+                f"{dps:>7,.0f} decisions/s ({mps:,.1f} matches/s, {n} decisions) "
+                f"= {100 * dps / echo:.0f}% of the echo rate"
+            )
 
 
 if __name__ == "__main__":
