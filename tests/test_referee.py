@@ -195,3 +195,53 @@ def test_cpu_clock_charges_cpu_time_not_waiting(name, clock, fault, tmp_path):
         assert all(c is not None and c < 300 for c in rec.cpu_ms[0])
     for pgid in pgids:
         assert group_alive(pgid) == []
+
+
+@pytest.mark.parametrize(
+    "line, code",
+    [
+        (b"\n", "malformed"),
+        (b"\x00\x01\x02\n", "malformed"),
+        (b"\xc3\x28\n", "malformed"),
+        (b'{"type":"action","id":1e400,"action":"close"}\n', "malformed"),
+        (b'{"type":"action","id":1,"action":"close"}{"type":"pong"}\n', "malformed"),
+        (b"[" * 50_000 + b"\n", "malformed"),
+        (b'{"type":"pong","id":1}\n', "unknown-id"),
+        (b'{"type":"ready","protocol":1,"name":"again","version":"0"}\n', "malformed"),
+        (b'{"type":"action","id":1,"action":"pass"}\r\n', "illegal-action"),  # CRLF is fine; pass is not
+        (b"x" * 70_000, "oversized"),
+    ],
+)
+def test_no_line_from_an_agent_crashes_the_referee(line, code, monkeypatch, tmp_path):
+    (tmp_path / "line").write_bytes(line)
+    monkeypatch.setenv("PARROT_FILE", str(tmp_path / "line"))
+    rec, pgids = play("tests/agents/parrot", "random", logs=tmp_path)
+    assert rec.forfeit is not None and rec.forfeit.seat == 0 and rec.forfeit.code == code, rec.forfeit
+    assert all(group_alive(p) == [] for p in pgids)
+
+
+def test_never_more_requests_in_flight_than_the_declared_capacity():
+    async def main():
+        from arena.process import open_agent
+        from arena.protocol import Hello, Request
+
+        hello = Hello(protocol=1, variant={}, time_control={}, seed=1)
+        launch = resolve(str(HERE / "agents" / "pipelined")).launch()
+        answers = {}
+        async with open_agent(launch, hello) as agent:
+            assert agent.capacity == 2
+
+            async def one(k: int) -> None:
+                req = Request(id=agent.new_id(), match_id=f"m{k}", seat=0, observation={}, legal=[f"play:{k}"],
+                              time_left_ms=5000)  # fmt: skip
+                answer, _, _ = await agent.request(req, 5.0)
+                answers[req.id] = (answer.id, answer.action)
+
+            async with trio.open_nursery() as nursery:
+                for k in range(7):
+                    nursery.start_soon(one, k)
+            assert agent.fault is None
+        return answers
+
+    answers = trio.run(main)
+    assert len(answers) == 7 and all(rid == got for rid, (got, _) in answers.items())
