@@ -116,6 +116,7 @@ class AgentProcess:
         self._send_lock = trio.StrictFIFOLock()
         self._slots: trio.Semaphore | None = None
         self._cpu_fd = _open_cpu_counter(proc.pid)
+        self._cpu_mark: int | None = None  # the CPU counter after the last answer, if alone
         self._outbox: list[bytes] = []
         #: Every line sent and received, as ("to-agent" | "from-agent", bytes), when recording.
         self.transcript: list[tuple[str, bytes]] | None = None
@@ -160,7 +161,10 @@ class AgentProcess:
             data = encode(msg)  # before the clock starts: the agent is not charged for it
             slot = self._pending[msg.id] = _Pending(Answer)
             alone = len(self._pending) == 1
-            cpu0 = _cpu_ns(self._cpu_fd) if alone else None
+            # The agent's CPU counter as it stood when it sent its last answer: it has
+            # been waiting for input since (lifecycle lines aside), so one read per
+            # decision suffices. None while other requests overlap this one.
+            cpu0 = (self._cpu_mark if self._cpu_mark is not None else _cpu_ns(self._cpu_fd)) if alone else None
             t0 = trio.current_time()
             try:
                 if cpu_clock and cpu0 is not None:
@@ -170,7 +174,7 @@ class AgentProcess:
                         await self._send(data)
                         await slot.event.wait()
                 latency = trio.current_time() - t0
-                cpu1 = _cpu_ns(self._cpu_fd) if cpu0 is not None and len(self._pending) == 1 else None
+                cpu1 = self._cpu_mark = _cpu_ns(self._cpu_fd) if len(self._pending) == 1 else None
             finally:
                 self._pending.pop(msg.id, None)
             if slot.answer is None:
