@@ -87,6 +87,7 @@ class MatchStart:
     match_id: str
     seat: int
     opponent: str
+    seed: int  # this seat's seed for this match: derived, reveals nothing of the deals
     type: str = "match_start"
 
 

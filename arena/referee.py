@@ -97,7 +97,9 @@ Event = Callable[[str, dict[str, Any]], None]
 
 
 def agent_seed(match_seed: int, seat: int) -> int:
-    """The seed an agent is given in ``hello``: derived, so it reveals nothing of the deals."""
+    """A seat's seed for a match (in ``match_start``): derived by a one-way hash, so it
+    reveals nothing of the deals, and fixed by the match, so a seeded agent plays a
+    match the same way whichever process, and whatever else, it played before."""
     return derive_seed(match_seed, "agent", seat)
 
 
@@ -158,7 +160,8 @@ async def play_match(
     decision: int | None = None
     try:
         for seat in (0, 1):
-            await procs[seat].notify(MatchStart(match_id=match_id, seat=seat, opponent=names[seat ^ 1]), defer=True)
+            start = MatchStart(match_id=match_id, seat=seat, opponent=names[seat ^ 1], seed=agent_seed(seed, seat))
+            await procs[seat].notify(start, defer=True)
         while not match.is_over():
             state = match.new_deal()
             deal_no = state.deal_no

@@ -10,10 +10,14 @@
 
 `run` speaks the protocol on stdin/stdout (see ``protocol/SPEC.md``): it answers
 ``hello`` with ``ready``, every ``request`` with ``choose``'s action, ``ping`` with
-``pong``, and returns on ``quit`` or end of input. For an agent that needs the seed the
-referee gives it, pass ``factory=`` instead: a callable taking the seed and returning
-the choose function (the built-in strategies are such classes). ``on_message`` sees
-every other message (match and deal start and end) for agents that learn.
+``pong``, and returns on ``quit`` or end of input. For a seeded agent pass ``factory=``
+instead: a callable taking a seed and returning a choose function (the built-in
+strategies are such classes). It is called once per match with that match's seed from
+``match_start``, so each match gets a fresh, reproducible player however matches are
+interleaved on the process. ``on_message`` sees every other message (match and deal
+start and end) for agents that learn. ``capacity`` is how many requests the referee may
+send before the first is answered; they are answered in order, one at a time, so a
+capacity above 1 saves wake-ups but the queued requests' clocks are running.
 Anything written to stderr lands in the referee's log of this agent.
 """
 
@@ -28,6 +32,8 @@ from .protocol import (
     AgentProtocolError,
     Answer,
     Hello,
+    MatchEnd,
+    MatchStart,
     Ping,
     Pong,
     Quit,
@@ -56,6 +62,7 @@ def run(
         raise TypeError("give exactly one of choose and factory")
     inp = stdin or sys.stdin.buffer
     out = stdout or sys.stdout.buffer
+    per_match: dict[str, Choose] = {}
     for raw in inp:
         try:
             msg = decode_referee_line(raw)
@@ -63,7 +70,7 @@ def run(
             print(f"{name}: bad line from the referee: {e}", file=sys.stderr)
             return 2
         if isinstance(msg, Request):
-            action = choose(msg.observation, msg.legal)
+            action = per_match.get(msg.match_id, choose)(msg.observation, msg.legal)
             out.write(encode(Answer(id=msg.id, action=action)))
             out.flush()
         elif isinstance(msg, Ping):
@@ -82,6 +89,14 @@ def run(
             out.flush()
         elif isinstance(msg, Quit):
             return 0
-        elif on_message is not None:
-            on_message(msg)
+        else:
+            if factory is not None:
+                if isinstance(msg, MatchStart):
+                    per_match[msg.match_id] = factory(msg.seed)
+                    if len(per_match) > 4096:  # matches forfeited by us get no match_end
+                        del per_match[next(iter(per_match))]
+                elif isinstance(msg, MatchEnd):
+                    per_match.pop(msg.match_id, None)
+            if on_message is not None:
+                on_message(msg)
     return 0

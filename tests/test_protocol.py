@@ -42,7 +42,7 @@ REFEREE_MESSAGES = [
     Hello(
         protocol=1, variant={"name": "sixty-six", "players": 2, "deck": 24}, time_control={"move_ms": 1}, seed=2**64 - 1
     ),
-    MatchStart(match_id="m", seat=1, opponent="greedy"),
+    MatchStart(match_id="m", seat=1, opponent="greedy", seed=2**64 - 1),
     DealStart(match_id="m", deal=0, dealer=1, score=[0, 0]),
     Request(id=3, match_id="m", seat=0, observation={"hand": ["AH"]}, legal=["play:AH"], time_left_ms=900),
     DealEnd(match_id="m", deal=0, result={"winner": None}, score=[1, 2]),

@@ -5,7 +5,7 @@
  * per line. Strategy ("cautious"): claim 66 only when the count really is >= 66,
  * never close, always exchange the trump card when allowed, draw rather than
  * close, show marriages (the trump marriage first), and otherwise play a
- * uniformly random legal card from a PRNG seeded by hello.seed.
+ * uniformly random legal card from a PRNG seeded by hello.seed, then by each match_start's seed.
  *
  * Exit status: 0 on quit or end of input, 2 on a malformed referee line or an
  * unsupported protocol version, 1 if stdout can no longer be written.
@@ -667,7 +667,14 @@ static int handle_line(const char *s, size_t n)
             on_ping(s, root);
         return 1;
     }
-    /* match_start, deal_start, deal_end, match_end and unknown types: no answer. */
+    if (strcmp(type, "match_start") == 0) {
+        /* A seed per match (protocol 1 sends one): the match then plays the same way
+           whatever this process played before. */
+        unsigned long long seed;
+        if (json_get(s, root, "seed", &v) && json_u64(s, v, &seed)) rng_state = (uint64_t)seed;
+        return 1;
+    }
+    /* deal_start, deal_end, match_end and unknown types: no answer. */
     return 1;
 }
 

@@ -17,7 +17,8 @@
 //    Monte Carlo (sample the unseen cards, solve each sample with alpha-beta on game
 //    points, pick the action with the best average). Once the talon is exhausted the
 //    opponent's hand is known and the solve is exact.
-// Randomness comes only from a PRNG seeded by hello.seed, and the search is bounded by
+// Randomness comes only from a PRNG seeded by match_start's seed (hello's before any
+// match), and the search is bounded by
 // node counts (not by the clock), so a given seed always gives the same play.
 
 'use strict';
@@ -624,6 +625,7 @@ function decide(pos, rng) {
 // Protocol.
 let cfg = makeConfig(null);
 let seed = 0n;
+const matchSeeds = new Map(); // match_id -> the seed match_start gave for it
 let moveMs = 1000;
 let started = false;
 let finished = false;
@@ -655,6 +657,15 @@ function rawInteger(line, key, parsed) {
   return Number.isSafeInteger(parsed) ? String(parsed) : null;
 }
 
+function parseSeed(msg, line) {
+  const digits = typeof msg.seed === 'number' ? rawInteger(line, 'seed', msg.seed) : null;
+  try {
+    return digits !== null ? BigInt(digits) : BigInt(Math.trunc(Number(msg.seed) || 0));
+  } catch (_) {
+    return 0n;
+  }
+}
+
 function onHello(msg, line) {
   if (msg.protocol !== PROTOCOL) {
     const theirs = msg.protocol === undefined ? 'no version (hello lacks "protocol")' : `protocol version ${JSON.stringify(msg.protocol)}`;
@@ -663,12 +674,7 @@ function onHello(msg, line) {
     return;
   }
   cfg = makeConfig(msg.variant);
-  const digits = typeof msg.seed === 'number' ? rawInteger(line, 'seed', msg.seed) : null;
-  try {
-    seed = digits !== null ? BigInt(digits) : BigInt(Math.trunc(Number(msg.seed) || 0));
-  } catch (_) {
-    seed = 0n;
-  }
+  seed = parseSeed(msg, line);
   const tc = msg.time_control || {};
   if (Number.isFinite(tc.move_ms) && tc.move_ms > 0) moveMs = tc.move_ms;
   started = true;
@@ -689,7 +695,8 @@ function onRequest(msg, line) {
     const obs = msg.observation;
     const key = [obs.deal, (obs.tricks || []).length, obs.phase, (obs.hand || []).join(''),
       obs.current_trick ? obs.current_trick.card : '', legal.join(',')].join('|');
-    const seedHere = splitmix64(seed ^ fnv1a64(key));
+    const base = matchSeeds.has(msg.match_id) ? matchSeeds.get(msg.match_id) : seed;
+    const seedHere = splitmix64(base ^ fnv1a64(key));
     const rng = mulberry32(Number(seedHere & 0xffffffffn) | 0);
     const left = Number.isFinite(msg.time_left_ms) ? msg.time_left_ms : moveMs;
     // a safety net only: normal play is bounded by node counts, so it stays deterministic
@@ -741,8 +748,14 @@ function onLine(line) {
     case 'quit':
       finish(0);
       break;
+    case 'match_start': // a seed per match: the same match plays the same on any process
+      if (msg.seed !== undefined) matchSeeds.set(msg.match_id, parseSeed(msg, line));
+      break;
+    case 'match_end':
+      matchSeeds.delete(msg.match_id);
+      break;
     default:
-      break; // match_start, deal_start, deal_end, match_end and unknown types need no answer
+      break; // deal_start, deal_end and unknown types need no answer
   }
 }
 

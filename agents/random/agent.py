@@ -4,4 +4,4 @@ from arena.sdk import run
 from arena.strategies import RandomStrategy
 
 if __name__ == "__main__":
-    raise SystemExit(run(factory=RandomStrategy, name="random", version="1.0.0"))
+    raise SystemExit(run(factory=RandomStrategy, name="random", version="1.0.0", capacity=16))
