@@ -18,6 +18,8 @@ is looked up among the folders of ``./agents`` and of the bundled ``agents/``.
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
+import hashlib
 import os
 import re
 import sys
@@ -51,6 +53,33 @@ class Manifest:
     @property
     def label(self) -> str:
         return f"{self.name} {self.version}"
+
+    def content_hash(self) -> str:
+        """SHA-256 over the folder's files (paths and bytes), leaving out build outputs
+        and caches: what the folder's ``.gitignore`` lists, dot-files, ``__pycache__``."""
+        ignore = ["__pycache__", "*.pyc", ".*"]
+        gi = self.folder / ".gitignore"
+        if gi.is_file():
+            ignore += [x.strip().strip("/") for x in gi.read_text().splitlines() if x.strip() and x[0] != "#"]
+        h = hashlib.sha256()
+        for path in sorted(self.folder.rglob("*")):
+            rel = path.relative_to(self.folder)
+            if any(fnmatch.fnmatch(part, pat) for part in rel.parts for pat in ignore) or not path.is_file():
+                continue
+            data = path.read_bytes()
+            h.update(f"{rel.as_posix()}\0{len(data)}\0".encode())
+            h.update(data)
+        return h.hexdigest()
+
+    def row(self) -> dict[str, str]:
+        """The agent as the store records it."""
+        return {
+            "name": self.name,
+            "version": self.version,
+            "language": self.language,
+            "content_hash": self.content_hash(),
+            "folder": str(self.folder),
+        }
 
     def launch(self, extra_env: dict[str, str] | None = None) -> Launch:
         """How to start this agent: placeholders filled, run in its folder."""

@@ -505,7 +505,10 @@ async def open_agent(
             stderr=subprocess.PIPE,
             cwd=str(launch.cwd),
             env=launch.env,
-            start_new_session=True,  # its own process group, so we can kill its children too
+            # Its own process group, so we can kill its children too. (No PR_SET_PDEATHSIG:
+            # Trio spawns from a worker thread, and the signal fires when that thread ends.
+            # If the referee dies, an agent sees the end of its input and should exit.)
+            start_new_session=True,
         )
     except OSError as e:
         raise AgentFault("handshake", f"cannot start {launch.name} ({' '.join(launch.command)}): {e}") from None

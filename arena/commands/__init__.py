@@ -6,6 +6,11 @@ command runs, so ``arena --help`` stays fast. Each module defines
 """
 
 COMMANDS: dict[str, tuple[str, str]] = {
+    "tournament": ("arena.commands.tournament", "a seeded, resumable tournament of duplicate pairs into a store"),
+    "demo": ("arena.commands.demo", "a seeded round-robin of the bundled agents, in about a minute"),
+    "replay": ("arena.commands.replay", "play a stored match again and check that it comes out the same"),
+    "merge": ("arena.commands.merge", "combine the stores of tournament shards"),
+    "export": ("arena.commands.export", "write a store's matches and deals as CSV, Parquet or JSON lines"),
     "match": ("arena.commands.match", "play one match between two agents, play by play"),
     "check": ("arena.commands.check", "run the protocol conformance suite against an agent"),
     "selfplay": ("arena.commands.selfplay", "play whole matches between built-in Python strategies"),

@@ -5,14 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import Any
 
 import trio
 
 from ..agents import build_all, resolve
 from ..errors import UserError
-from ..game import VariantError, card_str, cards_of, get_variant
+from ..game import VariantError, get_variant
 from ..options import add_time_control, time_control_from
+from ..playbyplay import PlayByPlay
 from ..referee import MatchRecord
 
 
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
     manifests = [resolve(args.agent_a), resolve(args.agent_b)]
     build_all(manifests)
     names = [m.name if manifests[0].name != manifests[1].name else f"{m.name}#{i}" for i, m in enumerate(manifests)]
-    printer = _PlayByPlay(names) if not args.quiet else None
+    printer = PlayByPlay(names) if not args.quiet else None
     from ..duel import duel
 
     rec = trio.run(
@@ -64,33 +64,3 @@ def summary(rec: MatchRecord, names: list[str]) -> str:
             return f"result: no contest; {line}; both seats failed"
         return f"result: {names[rec.winner]} wins by forfeit, {score}; {line}"
     return f"result: {names[rec.winner]} wins {score} (margin {rec.margin}) in {len(rec.deals)} deals"
-
-
-class _PlayByPlay:
-    def __init__(self, names: list[str]):
-        self.names = names
-        self.width = max(len(n) for n in names)
-
-    def event(self, kind: str, data: dict[str, Any]) -> None:
-        n = self.names
-        if kind == "deal_start":
-            st = data["state"]
-            hands = " | ".join(f"{n[s]}: {' '.join(card_str(c) for c in cards_of(st.hand[s]))}" for s in (0, 1))
-            print(
-                f"deal {data['deal']}: {n[st.dealer]} deals, trump {'CDHS'[st.trump]} (turn-up {card_str(st.turn_up)})"
-            )
-            print(f"  {hands}")
-        elif kind == "action":
-            print(f"  {n[data['seat']]:<{self.width}}  {data['action']}")
-        elif kind == "deal_end":
-            r = data["result"]
-            score = "-".join(map(str, data["score"]))
-            if r.winner is None:
-                print(f"  -> drawn hand ({r.points[0]}-{r.points[1]}); score {score}")
-            else:
-                print(
-                    f"  -> {n[r.winner]} wins {r.game_points} game point{'s' * (r.game_points > 1)} "
-                    f"({r.reason}; card points {r.points[0]}-{r.points[1]}); score {score}"
-                )
-        elif kind == "forfeit":
-            print(f"  !! {n[data['seat']]} faulted: {data['code']}: {data['detail']}")

@@ -1,0 +1,23 @@
+"""``arena merge OUT STORE...``: combine shard stores of one tournament into one."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..store import Store
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("out", type=Path, help="the merged store (created, or added to)")
+    p.add_argument("stores", type=Path, nargs="+", help="stores to merge (shards of one tournament config)")
+
+
+def run(args: argparse.Namespace) -> int:
+    with Store(args.out) as out:
+        for path in args.stores:
+            with Store(path, create=False) as src:
+                n = out.merge_from(src)
+            print(f"{path}: {n} matches added")
+        print(f"{args.out}: {out.count()} matches")
+    return 0

@@ -1,0 +1,229 @@
+"""Tournament configs and their schedules: which matches, with which seeds. Pure.
+
+A config (TOML, every field also a flag of ``arena tournament``)::
+
+    name = "demo"                        # optional; names the default store
+    format = "round-robin"               # head-to-head | round-robin | gauntlet
+    agents = ["random", "greedy", "agents/c-cautious"]   # names or folders
+    challenger = "greedy"                # gauntlet: the agent that meets all others
+    pairs = 10                           # duplicate pairs per pairing
+    seed = 1                             # the root seed
+    concurrency = 4                      # matches in flight (default: the CPU count)
+    store = "reports/demo.sqlite"        # default: reports/<name>.sqlite
+    variant = "sixty-six"                # or a table: {base = "schnapsen", close_min_talon = 4}
+    [time_control]                       # optional: move_ms, bank_ms, first_move_ms, grace_ms, clock
+    move_ms = 1000
+
+Each **pair** is two matches with the seats swapped. Both use the match seed
+``derive_seed(seed, "pair", a, b, k)`` for pairing (a, b) and pair index k, so deal j of
+both matches is dealt from the same deck whatever the seating, and luck cancels within
+the pair. A match id (``a~b#k.g``, g = 0 or 1) is a pure function of the config, which is
+what lets ``--resume`` skip the matches already stored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from .agents import Manifest, resolve
+from .errors import UserError
+from .game import Variant, VariantError, derive_seed
+from .protocol import TimeControl
+
+FORMATS = ("head-to-head", "round-robin", "gauntlet")
+FIELDS = ("name", "format", "agents", "challenger", "pairs", "seed", "concurrency", "store", "variant", "time_control")
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchSpec:
+    """One scheduled match."""
+
+    index: int  # its place in the schedule
+    match_id: str
+    pairing: str  # "a~b", the agents in config order
+    pair_index: int
+    game: int  # 0: a in seat 0; 1: the seats swapped
+    seats: tuple[str, str]  # agent names in seat 0 and seat 1
+    seed: int
+
+
+@dataclasses.dataclass(frozen=True)
+class TournamentConfig:
+    name: str
+    format: str
+    agents: tuple[Manifest, ...]
+    challenger: str | None
+    pairs: int
+    seed: int
+    concurrency: int
+    store: Path
+    variant: Variant
+    time_control: TimeControl
+    source: str = "flags"  # where it came from, for error messages
+
+    @property
+    def names(self) -> list[str]:
+        return [m.name for m in self.agents]
+
+    def identity(self) -> dict[str, Any]:
+        """What defines the tournament's results (not how it is run): hashed, stored."""
+        return {
+            "format": self.format,
+            "agents": self.names,
+            "challenger": self.challenger,
+            "pairs": self.pairs,
+            "seed": self.seed,
+            "variant": self.variant.to_dict(),
+            "time_control": self.time_control.to_dict(),
+        }
+
+    @property
+    def config_hash(self) -> str:
+        return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()
+
+    def pairings(self) -> list[tuple[str, str]]:
+        names = self.names
+        if self.format == "head-to-head":
+            return [(names[0], names[1])]
+        if self.format == "gauntlet":
+            return [(self.challenger, n) for n in names if n != self.challenger]
+        return [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+
+    def schedule(self) -> list[MatchSpec]:
+        """Every match, pair-major so that a partial run covers every pairing evenly."""
+        out: list[MatchSpec] = []
+        for k in range(self.pairs):
+            for a, b in self.pairings():
+                seed = derive_seed(self.seed, "pair", a, b, k)
+                for game, seats in ((0, (a, b)), (1, (b, a))):
+                    out.append(MatchSpec(len(out), f"{a}~{b}#{k}.{game}", f"{a}~{b}", k, game, seats, seed))
+        return out
+
+
+def shard(specs: list[MatchSpec], spec: str | None) -> list[MatchSpec]:
+    """The matches of shard ``K/N`` (K from 1): those whose index is K-1 modulo N."""
+    if spec is None:
+        return specs
+    try:
+        k, n = (int(x) for x in spec.split("/"))
+        if not 1 <= k <= n:
+            raise ValueError
+    except ValueError:
+        raise UserError(f"--shard: expected K/N with 1 <= K <= N, got {spec!r}") from None
+    return [m for m in specs if m.index % n == k - 1]
+
+
+def load_config(path: Path | None, overrides: dict[str, Any]) -> TournamentConfig:
+    """Read a TOML config (optional) and apply flag overrides; validate everything.
+
+    Errors are one line naming the file (or "flags") and the field, raised before any
+    agent process is started."""
+    data: dict[str, Any] = {}
+    source = "flags"
+    if path is not None:
+        source = str(path)
+        try:
+            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise UserError(f"{path}: no such config file") from None
+        except (OSError, UnicodeDecodeError) as e:
+            raise UserError(f"{path}: cannot read: {e}") from None
+        except tomllib.TOMLDecodeError as e:
+            raise UserError(f"{path}: not valid TOML: {e}") from None
+        unknown = sorted(set(data) - set(FIELDS))
+        if unknown:
+            raise UserError(f"{path}: unknown field '{unknown[0]}' (known: {', '.join(FIELDS)})")
+    flagged = {k for k, v in overrides.items() if v is not None}
+    data.update({k: overrides[k] for k in flagged})
+
+    def _err(field: str, message: str) -> UserError:
+        # Name the flag if the value came from one, else the file and its field.
+        if field in flagged:
+            return UserError(f"--{field.replace('_', '-')}: {message}")
+        return UserError(f"{source}: field '{field}' {message}")
+
+    src = source
+
+    fmt = data.get("format", "round-robin")
+    if fmt not in FORMATS:
+        raise _err("format", f"must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    agents = data.get("agents")
+    if not isinstance(agents, list) or not all(isinstance(a, str) and a for a in agents):
+        raise _err("agents", f"must be a list of agent names or folders, got {agents!r}")
+    manifests = []
+    for a in agents:
+        try:
+            manifests.append(resolve(a))
+        except UserError as e:
+            raise _err("agents", f"names an agent that cannot be used: {e}") from None
+    names = [m.name for m in manifests]
+    dup = next((n for n in names if names.count(n) > 1), None)
+    if dup:
+        raise _err("agents", f"names agent {dup!r} twice")
+    need = {"head-to-head": (2, 2), "round-robin": (2, 64), "gauntlet": (2, 64)}[fmt]
+    if not need[0] <= len(names) <= need[1]:
+        want = "exactly 2" if fmt == "head-to-head" else f"{need[0]} to {need[1]}"
+        raise _err("agents", f"must name {want} agents for a {fmt}, got {len(names)}")
+    challenger = data.get("challenger")
+    if fmt == "gauntlet":
+        if challenger is None:
+            raise _err("challenger", "is needed for a gauntlet (the agent that meets all the others)")
+        if challenger not in names:
+            try:
+                challenger = resolve(challenger).name
+            except UserError:
+                pass
+            if challenger not in names:
+                raise _err("challenger", f"must be one of the agents ({', '.join(names)}), got {challenger!r}")
+    elif challenger is not None:
+        raise _err("challenger", f"is only for a gauntlet, not a {fmt}")
+    pairs = data.get("pairs", 10)
+    if type(pairs) is not int or pairs < 1:
+        raise _err("pairs", f"must be a positive integer, got {pairs!r}")
+    seed = data.get("seed", 1)
+    if type(seed) is not int or seed < 0:
+        raise _err("seed", f"must be a non-negative integer, got {seed!r}")
+    concurrency = data.get("concurrency", max(2, os.cpu_count() or 2))
+    if type(concurrency) is not int or not 1 <= concurrency <= 100_000:
+        raise _err("concurrency", f"must be an integer 1..100000, got {concurrency!r}")
+    name = data.get("name", "tournament")
+    if not isinstance(name, str) or not name or "/" in name:
+        raise _err("name", f"must be a non-empty string without '/', got {name!r}")
+    store = data.get("store", f"reports/{name}.sqlite")
+    if not isinstance(store, str) or not store:
+        raise _err("store", f"must be a file path, got {store!r}")
+    raw_variant = data.get("variant", "sixty-six")
+    try:
+        variant = Variant.from_dict({"base": raw_variant} if isinstance(raw_variant, str) else raw_variant)
+    except VariantError as e:
+        raise _err("variant", f"is not a valid variant: {e}") from None
+    tc = data.get("time_control", {})
+    if not isinstance(tc, dict):
+        raise _err("time_control", f"must be a table, got {tc!r}")
+    try:
+        time_control = TimeControl(**tc)
+    except TypeError:
+        known = [f.name for f in dataclasses.fields(TimeControl)]
+        bad = next(k for k in tc if k not in known)
+        raise _err("time_control", f"has unknown key {bad!r} (known: {', '.join(known)})") from None
+    except ValueError as e:
+        raise _err("time_control", f"is not valid: {e}") from None
+    return TournamentConfig(
+        name=name,
+        format=fmt,
+        agents=tuple(manifests),
+        challenger=challenger,
+        pairs=pairs,
+        seed=seed,
+        concurrency=concurrency,
+        store=Path(store),
+        variant=variant,
+        time_control=time_control,
+        source=src,
+    )

@@ -1,0 +1,303 @@
+"""The results store: one SQLite file per tournament, the only code that knows SQL.
+
+Tables (schema version 1):
+
+- ``meta``: key/value: ``schema_version``, ``config_hash``, ``config`` (JSON).
+- ``runs``: every invocation that wrote here: start and end time, code version, shard,
+  command line.
+- ``agents``: name, version, language, content hash of the folder, folder.
+- ``matches``: one row per match, keyed by its id (a pure function of the config): the
+  pairing, pair index, game in the pair, the agents in each seat, the seed, the winner
+  (seat and name), the final score, the margin, the forfeit (seat, fault code, detail),
+  counts, per-seat latency and CPU statistics, timings, and the latencies themselves.
+- ``deals``: one row per deal: seed, dealer, winner, game points, reason, card points,
+  tricks, and the action list.
+
+A match and its deals are written in one transaction, so a killed run (SIGKILL
+included) leaves only whole matches; the database runs in WAL mode so readers (progress,
+export, reports) never block the writer. Opening a store made by another config is
+refused with a one-line error.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import statistics
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from .errors import UserError
+from .referee import MatchRecord
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY, started REAL NOT NULL, finished REAL, code_version TEXT,
+    shard TEXT, argv TEXT, matches_played INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS agents (
+    name TEXT PRIMARY KEY, version TEXT, language TEXT, content_hash TEXT NOT NULL, folder TEXT
+);
+CREATE TABLE IF NOT EXISTS matches (
+    id TEXT PRIMARY KEY, idx INTEGER NOT NULL, run_id INTEGER, pairing TEXT NOT NULL,
+    pair_index INTEGER NOT NULL, game INTEGER NOT NULL, seat0 TEXT NOT NULL, seat1 TEXT NOT NULL,
+    seed INTEGER NOT NULL, winner INTEGER, winner_name TEXT, score0 INTEGER NOT NULL,
+    score1 INTEGER NOT NULL, margin INTEGER NOT NULL, forfeit_seat INTEGER, fault TEXT,
+    fault_detail TEXT, fault_deal INTEGER, deals INTEGER NOT NULL, decisions0 INTEGER NOT NULL,
+    decisions1 INTEGER NOT NULL, latency_mean0 REAL, latency_mean1 REAL, latency_max0 REAL,
+    latency_max1 REAL, cpu_ms0 REAL, cpu_ms1 REAL, started REAL, finished REAL,
+    latencies TEXT, cpu TEXT
+);
+CREATE TABLE IF NOT EXISTS deals (
+    match_id TEXT NOT NULL REFERENCES matches(id), deal INTEGER NOT NULL, seed INTEGER NOT NULL,
+    dealer INTEGER NOT NULL, winner INTEGER, game_points INTEGER NOT NULL, reason TEXT NOT NULL,
+    points0 INTEGER, points1 INTEGER, tricks0 INTEGER, tricks1 INTEGER, actions TEXT NOT NULL,
+    PRIMARY KEY (match_id, deal)
+);
+"""
+
+#: Columns of `matches` that depend on the machine, not on the games (left out when
+#: comparing two runs of one config).
+TIMING_COLUMNS = (
+    "run_id", "latency_mean0", "latency_mean1", "latency_max0", "latency_max1", "cpu_ms0", "cpu_ms1",
+    "started", "finished", "latencies", "cpu",
+)  # fmt: skip
+
+
+class StoreError(UserError):
+    """A store that cannot be used for what was asked (another config, not a store)."""
+
+
+def _u64(x: int) -> int:
+    """SQLite integers are signed 64-bit: store seeds as their two's complement."""
+    return x - (1 << 64) if x >= 1 << 63 else x
+
+
+def _from_u64(x: int) -> int:
+    return x + (1 << 64) if x < 0 else x
+
+
+class Store:
+    """An open results store. Use as a context manager, or call `close`."""
+
+    def __init__(self, path: Path, *, create: bool = True):
+        self.path = Path(path)
+        if not create and not self.path.is_file():
+            raise StoreError(f"{self.path}: no such store")
+        if create:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            if create:
+                self.db.executescript(_SCHEMA)
+            version = self._meta("schema_version")
+        except sqlite3.DatabaseError as e:
+            raise StoreError(f"{self.path}: not a results store ({e})") from None
+        if version is None:
+            if not create:
+                raise StoreError(f"{self.path}: not a results store (no schema version)")
+            self._set_meta("schema_version", str(SCHEMA_VERSION))
+        elif version != str(SCHEMA_VERSION):
+            raise StoreError(f"{self.path}: store schema version {version}; this arena reads version {SCHEMA_VERSION}")
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- meta and config ----------------------------------------------------------------
+    def _meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def _set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    @property
+    def config_hash(self) -> str | None:
+        return self._meta("config_hash")
+
+    @property
+    def config(self) -> dict[str, Any] | None:
+        text = self._meta("config")
+        return json.loads(text) if text else None
+
+    def bind_config(self, config: dict[str, Any], config_hash: str) -> None:
+        """Tie the store to a config, or check that it is tied to this one."""
+        have = self.config_hash
+        if have is None:
+            self._set_meta("config_hash", config_hash)
+            self._set_meta("config", json.dumps(config, sort_keys=True))
+        elif have != config_hash:
+            raise StoreError(
+                f"{self.path} holds a tournament with another config (hash {have[:12]}, this one {config_hash[:12]}); "
+                "use another --store, or the config it was made with"
+            )
+
+    def bind_agents(self, agents: Iterable[dict[str, Any]]) -> None:
+        """Record the agents; refuse one whose code changed since the store was started."""
+        for a in agents:
+            row = self.db.execute("SELECT content_hash FROM agents WHERE name = ?", (a["name"],)).fetchone()
+            if row is None:
+                self.db.execute(
+                    "INSERT INTO agents (name, version, language, content_hash, folder) VALUES (?, ?, ?, ?, ?)",
+                    (a["name"], a["version"], a["language"], a["content_hash"], a["folder"]),
+                )
+            elif row[0] != a["content_hash"]:
+                raise StoreError(
+                    f"{self.path}: agent {a['name']!r} changed since this store was started (content hash "
+                    f"{row[0][:12]}, now {a['content_hash'][:12]}); use another --store"
+                )
+
+    def agents(self) -> list[dict[str, Any]]:
+        return self._rows("SELECT * FROM agents ORDER BY name")
+
+    # -- runs -----------------------------------------------------------------------------
+    def start_run(self, code_version: str, shard: str | None, argv: Sequence[str]) -> int:
+        cur = self.db.execute(
+            "INSERT INTO runs (started, code_version, shard, argv) VALUES (?, ?, ?, ?)",
+            (time.time(), code_version, shard, json.dumps(list(argv))),
+        )
+        return int(cur.lastrowid)
+
+    def finish_run(self, run_id: int) -> None:
+        self.db.execute(
+            "UPDATE runs SET finished = ?, matches_played = (SELECT count(*) FROM matches WHERE run_id = ?) "
+            "WHERE id = ?",
+            (time.time(), run_id, run_id),
+        )
+
+    # -- matches --------------------------------------------------------------------------
+    def done_ids(self) -> set[str]:
+        return {r[0] for r in self.db.execute("SELECT id FROM matches")}
+
+    def count(self) -> int:
+        return self.db.execute("SELECT count(*) FROM matches").fetchone()[0]
+
+    def write_match(
+        self,
+        *,
+        run_id: int | None,
+        index: int,
+        match_id: str,
+        pairing: str,
+        pair_index: int,
+        game: int,
+        seats: Sequence[str],
+        record: MatchRecord,
+        started: float,
+        finished: float,
+    ) -> None:
+        """Write one match and its deals atomically."""
+        r = record
+        f = r.forfeit
+
+        def lat(seat: int, fn: Any) -> float | None:
+            xs = r.latency_ms[seat]
+            return round(fn(xs), 3) if xs else None
+
+        cpu = [
+            round(sum(x for x in r.cpu_ms[s] if x is not None), 3) if any(x is not None for x in r.cpu_ms[s]) else None
+            for s in (0, 1)
+        ]
+        row = (
+            match_id, index, run_id, pairing, pair_index, game, seats[0], seats[1], _u64(r.seed), r.winner,
+            seats[r.winner] if r.winner is not None else None, r.score[0], r.score[1], r.margin,
+            f.seat if f else None, f.code if f else None, f.detail if f else None, f.deal if f else None,
+            len(r.deals), len(r.latency_ms[0]), len(r.latency_ms[1]),
+            lat(0, statistics.fmean), lat(1, statistics.fmean), lat(0, max), lat(1, max), cpu[0], cpu[1],
+            started, finished, json.dumps(r.latency_ms), json.dumps(r.cpu_ms),
+        )  # fmt: skip
+        deals = [
+            (match_id, k, _u64(d.seed), d.dealer, d.winner, d.game_points, d.reason, d.points[0], d.points[1],
+             d.tricks[0], d.tricks[1], " ".join(d.actions))
+            for k, d in enumerate(r.deals)
+        ]  # fmt: skip
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * len(row))})", row)
+            self.db.executemany(f"INSERT INTO deals VALUES ({', '.join('?' * 12)})", deals)
+            self.db.execute("COMMIT")
+        except sqlite3.IntegrityError:
+            self.db.execute("ROLLBACK")
+            raise StoreError(f"{self.path}: match {match_id} is already recorded") from None
+        except BaseException:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise
+
+    def _rows(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        cur = self.db.execute(sql, args)
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row, strict=True)) for row in cur]
+
+    def matches(self) -> list[dict[str, Any]]:
+        """Every match row, in schedule order (seeds as unsigned integers)."""
+        rows = self._rows("SELECT * FROM matches ORDER BY idx")
+        for r in rows:
+            r["seed"] = _from_u64(r["seed"])
+        return rows
+
+    def deals(self) -> list[dict[str, Any]]:
+        rows = self._rows("SELECT d.* FROM deals d JOIN matches m ON m.id = d.match_id ORDER BY m.idx, d.deal")
+        for r in rows:
+            r["seed"] = _from_u64(r["seed"])
+        return rows
+
+    def match(self, match_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
+        rows = self._rows("SELECT * FROM matches WHERE id = ?", (match_id,))
+        if not rows:
+            return None
+        rows[0]["seed"] = _from_u64(rows[0]["seed"])
+        deals = self._rows("SELECT * FROM deals WHERE match_id = ? ORDER BY deal", (match_id,))
+        for d in deals:
+            d["seed"] = _from_u64(d["seed"])
+        return rows[0], deals
+
+    def runs(self) -> list[dict[str, Any]]:
+        return self._rows("SELECT * FROM runs ORDER BY id")
+
+    # -- merging --------------------------------------------------------------------------
+    def merge_from(self, other: Store) -> int:
+        """Copy the matches of another store of the same config; returns how many were new.
+
+        A match present in both must be identical in every column but the timings."""
+        if other.config_hash is None:
+            return 0
+        self.bind_config(other.config, other.config_hash)
+        self.bind_agents(other.agents())
+        mine = {m["id"]: m for m in self.matches()}
+        new = 0
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            for m in other.matches():
+                if m["id"] in mine:
+                    a = {k: v for k, v in mine[m["id"]].items() if k not in TIMING_COLUMNS}
+                    b = {k: v for k, v in m.items() if k not in TIMING_COLUMNS}
+                    if a != b:
+                        raise StoreError(f"{other.path}: match {m['id']} differs from the one in {self.path}")
+                    continue
+                m = dict(m, seed=_u64(m["seed"]), run_id=None)
+                self.db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * len(m))})", tuple(m.values()))
+                _, deals = other.match(m["id"])
+                self.db.executemany(
+                    f"INSERT INTO deals VALUES ({', '.join('?' * 12)})",
+                    [tuple(dict(d, seed=_u64(d["seed"])).values()) for d in deals],
+                )
+                new += 1
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        return new
