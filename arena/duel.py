@@ -28,11 +28,13 @@ async def duel(
     handshake_timeout_s: float = 10.0,
     on_start: Callable[[int, AgentProcess], None] | None = None,
     transcripts: list[list[tuple[str, bytes]]] | None = None,
+    hello_seeds: list[int] | None = None,
 ) -> MatchRecord:
     """Start ``manifests[0]`` in seat 0 and ``manifests[1]`` in seat 1, play one match.
 
     ``on_start(seat, process)`` is called once each agent is ready; ``transcripts``, a
-    list of two lists, receives every line each seat sent and received."""
+    list of two lists, receives every line each seat sent and received. ``hello_seeds``
+    replaces the seeds the agents get in ``hello`` (a tournament's, for a replay)."""
     match_id = match_id or f"match-{seed}"
     if logs is not None:
         logs.mkdir(parents=True, exist_ok=True)
@@ -43,7 +45,7 @@ async def duel(
                 protocol=PROTOCOL_VERSION,
                 variant=variant.to_dict(),
                 time_control=time_control.to_dict(),
-                seed=agent_seed(seed, seat),
+                seed=hello_seeds[seat] if hello_seeds else agent_seed(seed, seat),
             )
             log = logs / f"{match_id}-seat{seat}-{m.name}.log" if logs is not None else None
             try:
