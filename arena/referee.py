@@ -38,7 +38,8 @@ class DealRecord:
     dealer: int
     actions: list[str]
     winner: int | None
-    game_points: int  # awarded, including a carried draw point
+    game_points: int  # what the deal was worth: 1, 2 or 3 (0 for a drawn hand)
+    carried: int  # game points a drawn hand carried to this deal's winner (draw_carry)
     reason: str
     points: list[int]
     tricks: list[int]
@@ -213,7 +214,8 @@ async def play_match(
                     dealer=state.dealer,
                     actions=actions,
                     winner=r.winner,
-                    game_points=gained,
+                    game_points=r.game_points,
+                    carried=gained - r.game_points if r.winner is not None else 0,
                     reason=r.reason,
                     points=list(r.points),
                     tricks=list(r.tricks),

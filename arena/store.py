@@ -11,7 +11,8 @@ Tables (schema version 1):
   (seat and name), the final score, the margin, the forfeit (seat, fault code, detail),
   counts, per-seat latency and CPU statistics, timings, and the latencies themselves.
 - ``deals``: one row per deal: seed, dealer, winner, game points, reason, card points,
-  tricks, and the action list.
+  tricks, and the action list. ``game_points`` is the deal's own worth (1, 2, 3);
+  ``carried`` what a drawn hand before it added.
 
 A match and its deals are written in one transaction, so a killed run (SIGKILL
 included) leaves only whole matches; the database runs in WAL mode so readers (progress,
@@ -55,7 +56,8 @@ CREATE TABLE IF NOT EXISTS matches (
 );
 CREATE TABLE IF NOT EXISTS deals (
     match_id TEXT NOT NULL REFERENCES matches(id), deal INTEGER NOT NULL, seed INTEGER NOT NULL,
-    dealer INTEGER NOT NULL, winner INTEGER, game_points INTEGER NOT NULL, reason TEXT NOT NULL,
+    dealer INTEGER NOT NULL, winner INTEGER, game_points INTEGER NOT NULL, carried INTEGER NOT NULL,
+    reason TEXT NOT NULL,
     points0 INTEGER, points1 INTEGER, tricks0 INTEGER, tricks1 INTEGER, actions TEXT NOT NULL,
     PRIMARY KEY (match_id, deal)
 );
@@ -220,14 +222,14 @@ class Store:
             started, finished, json.dumps(r.latency_ms), json.dumps(r.cpu_ms),
         )  # fmt: skip
         deals = [
-            (match_id, k, _u64(d.seed), d.dealer, d.winner, d.game_points, d.reason, d.points[0], d.points[1],
-             d.tricks[0], d.tricks[1], " ".join(d.actions))
+            (match_id, k, _u64(d.seed), d.dealer, d.winner, d.game_points, d.carried, d.reason, d.points[0],
+             d.points[1], d.tricks[0], d.tricks[1], " ".join(d.actions))
             for k, d in enumerate(r.deals)
         ]  # fmt: skip
         try:
             self.db.execute("BEGIN IMMEDIATE")
             self.db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * len(row))})", row)
-            self.db.executemany(f"INSERT INTO deals VALUES ({', '.join('?' * 12)})", deals)
+            self.db.executemany(f"INSERT INTO deals VALUES ({', '.join('?' * 13)})", deals)
             self.db.execute("COMMIT")
         except sqlite3.IntegrityError:
             self.db.execute("ROLLBACK")
@@ -292,7 +294,7 @@ class Store:
                 self.db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * len(m))})", tuple(m.values()))
                 _, deals = other.match(m["id"])
                 self.db.executemany(
-                    f"INSERT INTO deals VALUES ({', '.join('?' * 12)})",
+                    f"INSERT INTO deals VALUES ({', '.join('?' * 13)})",
                     [tuple(dict(d, seed=_u64(d["seed"])).values()) for d in deals],
                 )
                 new += 1

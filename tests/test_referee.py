@@ -115,7 +115,7 @@ def test_python_agents_play_whole_matches(variant, tmp_path):
     assert rec.forfeit is None and rec.winner in (0, 1)
     assert rec.score[rec.winner] >= 7 > rec.score[rec.winner ^ 1]
     assert rec.margin == rec.score[rec.winner] - rec.score[rec.winner ^ 1]
-    assert sum(d.game_points for d in rec.deals if d.winner == rec.winner) == rec.score[rec.winner]
+    assert sum(d.game_points + d.carried for d in rec.deals if d.winner == rec.winner) == rec.score[rec.winner]
     decisions = sum(len(d.actions) for d in rec.deals)
     assert len(rec.latency_ms[0]) + len(rec.latency_ms[1]) == decisions
     assert all(x is None or x >= 0 for x in rec.cpu_ms[0] + rec.cpu_ms[1])
