@@ -147,6 +147,19 @@ class Store:
                 "use another --store, or the config it was made with"
             )
 
+    def compare_settings(self) -> dict[str, Any] | None:
+        """The SPRT settings of an ``arena compare`` store, else None."""
+        text = self._meta("compare")
+        return json.loads(text) if text else None
+
+    def bind_compare(self, settings: dict[str, Any]) -> None:
+        """Record a comparison's settings, or check a resumed one uses the same."""
+        have = self.compare_settings()
+        if have is None:
+            self._set_meta("compare", json.dumps(settings, sort_keys=True))
+        elif have != settings:
+            raise StoreError(f"{self.path} holds a comparison with other settings ({have}); use another --store")
+
     def bind_agents(self, agents: Iterable[dict[str, Any]]) -> None:
         """Record the agents; refuse one whose code changed since the store was started."""
         for a in agents:

@@ -44,6 +44,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     r.add_argument("--quiet", action="store_true", help="no live progress, only the final standings")
     r.add_argument("--events", type=Path, metavar="FILE", help="append a JSON-lines event stream to FILE")
     r.add_argument("--logs", type=Path, help="agents' stderr logs (default: next to the store)")
+    r.add_argument("--no-report", action="store_true", help="do not write the HTML report at the end")
 
 
 def config_from_args(args: argparse.Namespace) -> TournamentConfig:
@@ -88,7 +89,7 @@ def code_version() -> str:
 def run(args: argparse.Namespace) -> int:
     cfg = config_from_args(args)
     return run_config(cfg, resume=args.resume, shard_spec=args.shard, quiet=args.quiet, events=args.events,
-                      logs=args.logs)  # fmt: skip
+                      logs=args.logs, report=not args.no_report)  # fmt: skip
 
 
 def run_config(
@@ -100,6 +101,7 @@ def run_config(
     events: Path | None = None,
     logs: Path | None = None,
     argv: list[str] | None = None,
+    report: bool = True,
 ) -> int:
     """Validate, build, open the store and play; prints the standings. The exit status."""
     specs = shard(cfg.schedule(), shard_spec)
@@ -168,4 +170,8 @@ def run_config(
         table = standings([r for r in store.matches() if r["id"] in {s.match_id for s in specs}], cfg.names)
         print(format_standings(table))
         print(f"\n{played} matches played now, {progress.done} of {len(specs)} in the store: {cfg.store}")
+    if report:
+        from ..report import build_report
+
+        print(f"report: {build_report(cfg.store, cfg.store.parent / cfg.store.stem)}")
     return 0
