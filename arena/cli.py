@@ -23,7 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"sixtysix-arena {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (_, summary) in COMMANDS.items():
-        sub.add_parser(name, help=summary, description=summary)
+        text = summary.replace("%", "%%")  # argparse formats help strings with %
+        sub.add_parser(name, help=text, description=summary)
     return parser
 
 
