@@ -119,7 +119,9 @@ def shard(specs: list[MatchSpec], spec: str | None) -> list[MatchSpec]:
     return [m for m in specs if m.index % n == k - 1]
 
 
-def load_config(path: Path | None, overrides: dict[str, Any]) -> TournamentConfig:
+def load_config(
+    path: Path | None, overrides: dict[str, Any], time_control_flags: dict[str, Any] | None = None
+) -> TournamentConfig:
     """Read a TOML config (optional) and apply flag overrides; validate everything.
 
     Errors are one line naming the file (or "flags") and the field, raised before any
@@ -141,10 +143,14 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> TournamentConfi
             raise UserError(f"{path}: unknown field '{unknown[0]}' (known: {', '.join(FIELDS)})")
     flagged = {k for k, v in overrides.items() if v is not None}
     data.update({k: overrides[k] for k in flagged})
+    tc_flags = {k: v for k, v in (time_control_flags or {}).items() if v is not None}
+    if tc_flags:
+        base = data.get("time_control", {})
+        data["time_control"] = {**base, **tc_flags} if isinstance(base, dict) else base
 
     def _err(field: str, message: str) -> UserError:
-        # Name the flag if the value came from one, else the file and its field.
-        if field in flagged:
+        # Name the flag if the value came from one (or there is no file), else the file's field.
+        if field in flagged or path is None or field in tc_flags:
             return UserError(f"--{field.replace('_', '-')}: {message}")
         return UserError(f"{source}: field '{field}' {message}")
 
@@ -171,6 +177,8 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> TournamentConfi
         want = "exactly 2" if fmt == "head-to-head" else f"{need[0]} to {need[1]}"
         raise _err("agents", f"must name {want} agents for a {fmt}, got {len(names)}")
     challenger = data.get("challenger")
+    if challenger is not None and not isinstance(challenger, str):
+        raise _err("challenger", f"must be an agent name, got {challenger!r}")
     if fmt == "gauntlet":
         if challenger is None:
             raise _err("challenger", "is needed for a gauntlet (the agent that meets all the others)")
@@ -206,14 +214,15 @@ def load_config(path: Path | None, overrides: dict[str, Any]) -> TournamentConfi
     tc = data.get("time_control", {})
     if not isinstance(tc, dict):
         raise _err("time_control", f"must be a table, got {tc!r}")
-    try:
-        time_control = TimeControl(**tc)
-    except TypeError:
-        known = [f.name for f in dataclasses.fields(TimeControl)]
-        bad = next(k for k in tc if k not in known)
-        raise _err("time_control", f"has unknown key {bad!r} (known: {', '.join(known)})") from None
-    except ValueError as e:
-        raise _err("time_control", f"is not valid: {e}") from None
+    known = [f.name for f in dataclasses.fields(TimeControl)]
+    for key, value in tc.items():  # one at a time, to name the field or flag at fault
+        if key not in known:
+            raise _err("time_control", f"has unknown key {key!r} (known: {', '.join(known)})")
+        try:
+            TimeControl(**{key: value})
+        except ValueError as e:
+            raise _err(key if key in tc_flags else "time_control", str(e)) from None
+    time_control = TimeControl(**tc)
     return TournamentConfig(
         name=name,
         format=fmt,

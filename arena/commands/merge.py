@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from ..store import Store
+from ..store import Store, StoreError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -14,10 +14,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    for path in args.stores:  # check them all before creating anything
+        Store(path, create=False).close()
     with Store(args.out) as out:
         for path in args.stores:
             with Store(path, create=False) as src:
-                n = out.merge_from(src)
+                try:
+                    n = out.merge_from(src)
+                except StoreError as e:
+                    raise StoreError(f"cannot merge {path}: {e}") from None
             print(f"{path}: {n} matches added")
         print(f"{args.out}: {out.count()} matches")
     return 0

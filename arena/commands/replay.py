@@ -52,6 +52,7 @@ def run(args: argparse.Namespace) -> int:
     tc = TimeControl(**config["time_control"])
     seeds = [derive_seed(config["seed"], "agent", m.name) for m in manifests]
     printer = PlayByPlay([m.name for m in manifests]) if args.play_by_play else None
+    args.logs = args.logs or args.store.with_name(args.store.stem + "-logs")
     args.logs.mkdir(parents=True, exist_ok=True)
     rec = trio.run(
         lambda: duel(manifests, row["seed"], variant, tc, match_id=row["id"], logs=args.logs, hello_seeds=seeds,

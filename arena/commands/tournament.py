@@ -60,19 +60,9 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
         "store": args.store,
     }
     tc_flags = {k: getattr(args, k) for k in ("move_ms", "bank_ms", "first_move_ms", "grace_ms", "clock")}
-    if any(v is not None for v in tc_flags.values()):
-        base = {}
-        if args.config is not None and args.config.is_file():
-            import tomllib
-
-            try:
-                base = dict(tomllib.loads(args.config.read_text()).get("time_control", {}))
-            except (tomllib.TOMLDecodeError, AttributeError):
-                base = {}
-        overrides["time_control"] = {**base, **{k: v for k, v in tc_flags.items() if v is not None}}
     if args.config is None and not args.agents:
         raise UserError("give a CONFIG.toml or --agents (see arena tournament --help)")
-    return load_config(args.config, overrides)
+    return load_config(args.config, overrides, tc_flags)
 
 
 def code_version() -> str:
