@@ -47,16 +47,19 @@ async def run_tournament(
     run_id: int,
     *,
     on_finished: Callable[[Finished], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
     logs: Path | None = None,
 ) -> int:
     """Play ``specs`` (those not already in the store) and store each; returns how many
-    were played."""
+    were played. ``should_stop`` is asked after each stored match: when it says yes (an
+    SPRT has decided), matches still in flight are cancelled and not stored."""
     done = store.done_ids()
     todo = [s for s in specs if s.match_id not in done]
     if not todo:
         return 0
     played = 0
     send, recv = trio.open_memory_channel[Finished](0)
+    matches_scope = trio.CancelScope()
 
     async def writer() -> None:
         nonlocal played
@@ -77,6 +80,8 @@ async def run_tournament(
                 played += 1
                 if on_finished is not None:
                     on_finished(f)
+                if should_stop is not None and should_stop():
+                    matches_scope.cancel()
 
     async with trio.open_nursery() as processes:
         pools = {
@@ -114,10 +119,11 @@ async def run_tournament(
             async with trio.open_nursery() as work:
                 work.start_soon(writer)
                 async with send:
-                    async with trio.open_nursery() as matches:
-                        for spec in todo:
-                            await limiter.acquire_on_behalf_of(spec)
-                            matches.start_soon(play_one, spec, send.clone())
+                    with matches_scope:
+                        async with trio.open_nursery() as matches:
+                            for spec in todo:
+                                await limiter.acquire_on_behalf_of(spec)
+                                matches.start_soon(play_one, spec, send.clone())
         finally:
             for pool in pools.values():
                 pool.close()

@@ -7,6 +7,7 @@ command runs, so ``arena --help`` stays fast. Each module defines
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "tournament": ("arena.commands.tournament", "a seeded, resumable tournament of duplicate pairs into a store"),
+    "compare": ("arena.commands.compare", "is NEW stronger than OLD? duplicate pairs and an SPRT"),
     "ratings": ("arena.commands.ratings", "Elo ratings with 95% intervals from a store"),
     "report": ("arena.commands.report", "an offline HTML report of a store, with charts and CSVs"),
     "demo": ("arena.commands.demo", "a seeded round-robin of the bundled agents, in about a minute"),

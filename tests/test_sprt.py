@@ -1,0 +1,546 @@
+"""Sequential test on duplicate pairs (arena.sprt): the GSPRT LLR against an independent primal
+maximisation and against numbers from fishtest's own code, the trinomial as a pentanomial,
+Wald bounds, error rates and stopping by simulation, Elo/LOS estimates and their coverage,
+the fixed-number summary and the margin diagnostic."""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.sprt import (
+    PENTANOMIAL_VALUES,
+    SPRT,
+    Z95,
+    elo_estimate,
+    fixed_games_summary,
+    gsprt_llr,
+    llr_pairs,
+    llr_pentanomial,
+    margin_diagnostic,
+    mle_given_t,
+    normal_cdf,
+    normal_quantile,
+    run_sprt,
+    sprt_bounds,
+)
+
+LN10 = math.log(10.0)
+FAST = settings(max_examples=30, deadline=None)
+
+
+# -- an independent reference: the constrained likelihood maximised in the primal ----------------
+
+
+def ref_score(elo):
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
+def ref_regularize(counts):
+    # fishtest's rule, written out again: an empty cell counts 1e-3
+    return np.array([c if c != 0 else 1e-3 for c in counts], dtype=float)
+
+
+def tilted_start(values, s):
+    """A strictly positive distribution on ``values`` with mean ``s`` (exponential tilt, the
+    tilt found by bisection): a feasible interior starting point."""
+    lo, hi = -200.0, 200.0
+    for _ in range(200):
+        th = (lo + hi) / 2
+        w = np.exp(th * (values - values.mean()))
+        if (w * values).sum() / w.sum() < s:
+            lo = th
+        else:
+            hi = th
+    w = np.exp((lo + hi) / 2 * (values - values.mean()))
+    return w / w.sum()
+
+
+def primal_mle(counts, values, s):
+    """max sum c_i log p_i subject to sum p_i = 1 and sum p_i v_i = s: Newton's method on the
+    free coordinates (null space of the constraints) with a backtracking line search. Shares
+    nothing with the Lagrange-multiplier solution in arena.sprt."""
+    c = np.asarray(counts, dtype=float)
+    v = np.asarray(values, dtype=float)
+    a_mat = np.vstack([np.ones_like(v), v])
+    z = np.linalg.svd(a_mat)[2][2:].T  # basis of {d : sum d = 0, sum d v = 0}
+    p = tilted_start(v, s)
+
+    def obj(q):
+        return float((c * np.log(q)).sum())
+
+    for _ in range(200):
+        g = z.T @ (c / p)
+        h = z.T @ ((c / p**2)[:, None] * z)  # minus the Hessian, positive definite
+        dy = np.linalg.solve(h, g)
+        dp = z @ dy
+        dec = float(g @ dy)
+        if dec < 1e-22 * max(1.0, c.sum()):
+            break
+        t = 1.0
+        while np.any(p + t * dp <= 0) or obj(p + t * dp) < obj(p) + 0.25 * t * dec:
+            t /= 2
+            if t < 1e-30:
+                break
+        p = p + t * dp
+    assert abs(p.sum() - 1) < 1e-12 and abs((p * v).sum() - s) < 1e-12
+    return p
+
+
+def ref_llr(counts, elo0, elo1, values=PENTANOMIAL_VALUES):
+    c = ref_regularize(counts)
+    p0 = primal_mle(c, values, ref_score(elo0))
+    p1 = primal_mle(c, values, ref_score(elo1))
+    return float((c * np.log(p1 / p0)).sum())
+
+
+def dual_golden_llr(counts, elo0, elo1, values=PENTANOMIAL_VALUES):
+    """Second reference: a derivative-free 1-D search (golden section) for the Lagrange
+    multiplier x maximising the concave dual sum q_i log(1 + x a_i)."""
+    c = ref_regularize(counts)
+    q = c / c.sum()
+    v = np.asarray(values, dtype=float)
+
+    def mle(s):
+        a = v - s
+        lo, hi = -1 / a.max() + 1e-15, -1 / a.min() - 1e-15
+        r = (math.sqrt(5) - 1) / 2
+
+        def h(x):
+            return float((q * np.log1p(x * a)).sum())
+
+        x1, x2 = hi - r * (hi - lo), lo + r * (hi - lo)
+        h1, h2 = h(x1), h(x2)
+        for _ in range(300):
+            if h1 < h2:
+                lo, x1, h1 = x1, x2, h2
+                x2 = lo + r * (hi - lo)
+                h2 = h(x2)
+            else:
+                hi, x2, h2 = x2, x1, h1
+                x1 = hi - r * (hi - lo)
+                h1 = h(x1)
+        x = (lo + hi) / 2
+        return q / (1 + x * a)
+
+    p0, p1 = mle(ref_score(elo0)), mle(ref_score(elo1))
+    return float((c * np.log(p1 / p0)).sum())
+
+
+CASES = [
+    ([1000, 4000, 6000, 4000, 1000], 0.0, 2.0),
+    ([500, 2000, 3000, 2500, 1000], 0.0, 2.0),
+    ([10789, 19328, 33806, 19402, 10543], -3.0, 1.0),
+    ([1187, 7410, 13475, 7378, 1164], -3.0, 1.0),
+    ([39, 2226, 31451, 2412, 40], 0.2, 0.9),
+    ([10, 20, 40, 20, 10], 0.0, 5.0),
+    ([0, 0, 3, 5, 12], -5.0, 15.0),
+    ([120, 40, 10, 0, 0], 0.0, 10.0),
+    ([300, 0, 400, 0, 330], 0.0, 20.0),
+    ([1, 0, 0, 0, 0], 0.0, 20.0),
+    ([3, 1, 4, 1, 5], -50.0, 50.0),
+]
+
+
+@pytest.mark.parametrize(("counts", "elo0", "elo1"), CASES)
+def test_llr_matches_primal_reference(counts, elo0, elo1):
+    ref = ref_llr(counts, elo0, elo1)
+    assert llr_pentanomial(counts, elo0, elo1) == pytest.approx(ref, rel=1e-6, abs=1e-9)
+
+
+@pytest.mark.parametrize(("counts", "elo0", "elo1"), CASES[:5])
+def test_the_two_references_agree(counts, elo0, elo1):
+    # guards the references themselves: primal Newton and a derivative-free dual search
+    assert dual_golden_llr(counts, elo0, elo1) == pytest.approx(ref_llr(counts, elo0, elo1), rel=1e-6)
+
+
+@FAST
+@given(
+    st.lists(st.integers(0, 3000), min_size=5, max_size=5).filter(lambda c: sum(c) > 0),
+    st.floats(-60, 60),
+    st.floats(0.5, 40),
+)
+def test_llr_matches_reference_on_random_counts(counts, elo0, gap):
+    ref = ref_llr(counts, elo0, elo0 + gap)
+    assert llr_pentanomial(counts, elo0, elo0 + gap) == pytest.approx(ref, rel=1e-6, abs=1e-8)
+
+
+# Reference values from fishtest's own code. They were computed once (not typed from memory) by
+# running official-stockfish/fishtest server/fishtest/stats/LLRcalc.py, functions LLR_logistic
+# and LLR_normalized (the stored copy at commit 0753fcc6222e70a11a7e9a90a4fd549654338a45),
+# with scipy.optimize.brentq replaced by a bisection to machine precision because scipy is not
+# installed here (brentq's own tolerance, 2e-12 in the multiplier, moves these by < 1e-9
+# relative). Three-cell lists are fishtest's trinomial (values 0, 1/2, 1), i.e. our pairs.
+FISHTEST_LOGISTIC = [
+    ([1000, 4000, 6000, 4000, 1000], 0, 2, -1.0603210628854498),
+    ([500, 2000, 3000, 2500, 1000], 0, 2, 14.392356451259245),
+    ([10789, 19328, 33806, 19402, 10543], -3, 1, 2.131067811785043),
+    ([1187, 7410, 13475, 7378, 1164], -3, 1, 2.8615271805921605),
+    ([39, 2226, 31451, 2412, 40], 0.2, 0.9, 2.1625425800500317),
+    ([10, 20, 40, 20, 10], 0, 5, -0.03450685095168554),
+    ([0, 0, 3, 5, 12], -5, 15, 1.1346917189821013),
+    ([120, 40, 10, 0, 0], 0, 10, -4.963391403752251),
+    ([300, 0, 400, 0, 330], 0, 20, 0.03469735068368685),
+]
+FISHTEST_LOGISTIC_TRINOMIAL = [
+    ([300, 400, 330], 0, 20, 0.03470272620067265),
+    ([12, 30, 25], 0, 20, 1.1625922939466709),
+    ([65804, 56553, 65388], -3, 1, 2.049042617981811),
+]
+FISHTEST_NORMALIZED = [
+    ([39, 2226, 31451, 2412, 40], 0.764, 3.439, 2.1629408695841628),
+    ([1000, 4000, 6000, 4000, 1000], 0, 2, -0.530185418745388),
+    ([500, 2000, 3000, 2500, 1000], 0, 2, 11.044585662306263),
+    ([10789, 19328, 33806, 19402, 10543], -3, 1, 0.3008697854891586),
+]
+
+
+@pytest.mark.parametrize(("counts", "elo0", "elo1", "expected"), FISHTEST_LOGISTIC)
+def test_llr_matches_fishtest_logistic(counts, elo0, elo1, expected):
+    assert llr_pentanomial(counts, elo0, elo1) == pytest.approx(expected, rel=1e-6)
+
+
+@pytest.mark.parametrize(("counts", "elo0", "elo1", "expected"), FISHTEST_LOGISTIC_TRINOMIAL)
+def test_llr_pairs_matches_fishtest_trinomial(counts, elo0, elo1, expected):
+    assert llr_pairs(*counts, elo0, elo1) == pytest.approx(expected, rel=1e-6)
+    assert ref_llr(counts, elo0, elo1, values=[0.0, 0.5, 1.0]) == pytest.approx(expected, rel=1e-6)
+
+
+@pytest.mark.parametrize(("counts", "elo0", "elo1", "expected"), FISHTEST_NORMALIZED)
+def test_llr_matches_fishtest_normalized(counts, elo0, elo1, expected):
+    assert llr_pentanomial(counts, elo0, elo1, model="normalized") == pytest.approx(expected, rel=1e-6)
+
+
+@pytest.mark.parametrize("counts", [c for c, *_ in FISHTEST_NORMALIZED])
+def test_t_constrained_mle_is_a_constrained_stationary_point(counts):
+    # Independent of the fixed-point iteration: the result meets the t-value constraint and the
+    # log-likelihood gradient c/p lies in the span of the constraints' gradients (Lagrange).
+    c = ref_regularize(counts)
+    v = PENTANOMIAL_VALUES
+    t = 0.05
+    p = mle_given_t(c, v, 0.5, t)
+    mu = (p * v).sum()
+    sigma = math.sqrt((p * (v - mu) ** 2).sum())
+    assert p.sum() == pytest.approx(1, abs=1e-12)
+    assert (mu - 0.5) / sigma == pytest.approx(t, abs=1e-10)
+    grad_g = v - t * (v**2 - 2 * mu * v) / (2 * sigma)  # d/dp of mu - 1/2 - t * sigma
+    basis = np.vstack([np.ones_like(v), grad_g]).T
+    target = c / p
+    coef = np.linalg.lstsq(basis, target, rcond=None)[0]
+    assert np.abs(basis @ coef - target).max() <= 1e-8 * np.abs(target).max()
+
+
+def test_vectorised_llr_equals_scalar():
+    counts = np.array([c for c, *_ in CASES[:8]], dtype=float)
+    many = llr_pentanomial(counts, 0.0, 10.0)
+    assert many.shape == (8,)
+    for row, value in zip(counts, many, strict=True):
+        assert value == pytest.approx(llr_pentanomial(row, 0.0, 10.0), rel=1e-12, abs=1e-12)
+    ls, hs, ws = np.array([[5, 9], [100, 20]]), np.array([[7, 0], [300, 20]]), np.array([[6, 12], [90, 25]])
+    grid = llr_pairs(ls, hs, ws, 0.0, 20.0)
+    assert grid.shape == (2, 2)
+    assert grid[1, 0] == pytest.approx(llr_pairs(100, 300, 90, 0.0, 20.0), rel=1e-12)
+
+
+def test_llr_basic_properties():
+    assert llr_pentanomial([0, 0, 0, 0, 0], 0, 5) == 0.0
+    assert llr_pairs(0, 0, 0, 0, 5) == 0.0
+    c = [40, 150, 260, 170, 50]
+    assert llr_pentanomial(c, 0, 5) == pytest.approx(-llr_pentanomial(c, 5, 0), rel=1e-12)
+    assert llr_pentanomial(c, 3, 3) == 0.0
+    # mirror symmetry: swapping NEW and OLD reverses the counts and the Elo signs
+    assert llr_pentanomial(c, -2, 6) == pytest.approx(llr_pentanomial(c[::-1], 2, -6), rel=1e-10)
+    # a better result gives a larger LLR
+    assert llr_pairs(30, 40, 31, 0, 20) < llr_pairs(30, 40, 32, 0, 20) < llr_pairs(29, 40, 33, 0, 20)
+
+
+def test_llr_rejects_bad_input():
+    with pytest.raises(ValueError):
+        llr_pentanomial([1, 2, 3], 0, 5)
+    with pytest.raises(ValueError):
+        llr_pentanomial([1, -2, 3, 4, 5], 0, 5)
+    with pytest.raises(ValueError):
+        llr_pentanomial([1, 2, 3, 4, 5], 0, 5, model="bayeselo")
+    with pytest.raises(ValueError):
+        llr_pentanomial([1, 2, 3, 4, 5], 0, math.inf)
+    with pytest.raises(ValueError):  # unregularized: all pairs won, H0's mean is unreachable
+        llr_pairs(0, 0, 10, 0, 5, regularize=False)
+    with pytest.raises(ValueError):  # unregularized: the empty 0 cell would need mass
+        llr_pentanomial([0, 5, 0, 5, 0], 0, 100, regularize=False)
+
+
+# -- the trinomial is the pentanomial with empty 1/4 and 3/4 cells ---------------------------------
+
+
+@pytest.mark.parametrize("model", ["logistic", "normalized"])
+@pytest.mark.parametrize(("lo", "h", "w"), [(300, 400, 330), (12, 30, 25), (7, 1, 3), (1000, 3000, 1100)])
+def test_trinomial_equals_pentanomial_with_empty_cells(model, lo, h, w):
+    tri = llr_pairs(lo, h, w, 0.0, 20.0, model=model, regularize=False)
+    penta = llr_pentanomial([lo, 0, h, 0, w], 0.0, 20.0, model=model, regularize=False)
+    assert tri == pytest.approx(penta, rel=1e-10, abs=1e-12)
+    # with fishtest's regularization the two phantom cells (1e-3 each) shift it only slightly
+    reg = llr_pentanomial([lo, 0, h, 0, w], 0.0, 20.0, model=model)
+    assert reg == pytest.approx(llr_pairs(lo, h, w, 0.0, 20.0, model=model), rel=2e-3, abs=1e-5)
+    assert gsprt_llr([lo, h, w], [0.0, 0.5, 1.0], ref_score(0.0), ref_score(20.0)) == pytest.approx(
+        llr_pairs(lo, h, w, 0.0, 20.0), rel=1e-12
+    )
+
+
+# -- bounds ------------------------------------------------------------------------------------------
+
+
+def test_bounds():
+    lower, upper = sprt_bounds(0.05, 0.05)
+    assert lower == pytest.approx(-math.log(19), rel=1e-14)
+    assert upper == pytest.approx(math.log(19), rel=1e-14)
+    assert upper == pytest.approx(2.9444389791664403, rel=1e-14)
+    lower, upper = sprt_bounds(0.05, 0.10)
+    assert lower == pytest.approx(math.log(0.10 / 0.95))
+    assert upper == pytest.approx(math.log(0.90 / 0.05))
+    for bad in [(0, 0.05), (0.05, 1), (0.6, 0.5), (-0.1, 0.1)]:
+        with pytest.raises(ValueError):
+            sprt_bounds(*bad)
+
+
+# -- the SPRT object --------------------------------------------------------------------------------
+
+
+def test_sprt_path_counts_and_sticky_decision():
+    test = SPRT(0, 20)
+    assert (test.llr, test.status, test.counts, test.llr_path) == (0.0, "continue", (0, 0, 0), [])
+    scores = [1, 0.5, 0, 1, 1, 0.5] * 3
+    for k, s in enumerate(scores, start=1):
+        test.add(s)
+        losses = scores[:k].count(0)
+        halves = scores[:k].count(0.5)
+        wins = scores[:k].count(1)
+        assert test.counts == (losses, halves, wins)
+        assert test.llr_path[-1] == pytest.approx(llr_pairs(losses, halves, wins, 0, 20), rel=1e-12)
+    assert len(test.llr_path) == len(scores)
+    # all pairs won: H1 soon; the decision then stays although later pairs are recorded
+    test = SPRT(0, 20)
+    while test.status == "continue":
+        test.add(1)
+    assert test.status == "H1" and test.llr >= test.upper and test.decided_at == test.pairs
+    decided = test.decided_at
+    for _ in range(40):
+        test.add(0)
+    assert test.status == "H1" and test.decided_at == decided and test.llr < test.upper
+    assert len(test.llr_path) == test.pairs
+    # all pairs lost: H0
+    test = run_sprt([0] * 500, 0, 20)
+    assert test.status == "H0" and test.llr <= test.lower and test.pairs == test.decided_at < 500
+
+
+def test_sprt_cap_stops_an_undecided_test():
+    # mean score 1/2 = H0's mean: the LLR drifts down by ~0.0025 a pair, far from -2.94 at 200
+    test = SPRT(0, 20, max_pairs=200)
+    status = test.extend([1, 0, 0.5] * 1000)
+    assert status == "cap" and test.pairs == 200 and test.decided_at == 200
+    assert test.lower < test.llr < test.upper
+    assert "cap" in test.line() and "LLR" in test.line()
+    # with stop=False later pairs are still recorded, the status stays
+    test.extend([1] * 10, stop=False)
+    assert test.pairs == 210 and test.status == "cap"
+
+
+def test_sprt_validation_and_scores():
+    with pytest.raises(ValueError):
+        SPRT(5, 5)
+    with pytest.raises(ValueError):
+        SPRT(0, 5, alpha=0.6, beta=0.6)
+    with pytest.raises(ValueError):
+        SPRT(0, 5, max_pairs=0)
+    test = SPRT(0, 5)
+    for bad in [0.25, 2, -1, "x", None, math.nan]:
+        with pytest.raises(ValueError):
+            test.add(bad)
+    assert test.pairs == 0 and test.llr_path == []
+    test.add(0.5)
+    test.add(1.0)
+    test.add(0)
+    assert test.counts == (1, 1, 1)
+    summary = test.summary()
+    assert summary["pairs"] == 3 and summary["status"] == "continue" and summary["elo"] == pytest.approx(0.0)
+    assert (summary["lower"], summary["upper"]) == test.bounds
+
+
+def trinomial_probs(elo, p_half=0.4):
+    s = ref_score(elo)
+    p_win = s - p_half / 2
+    return np.array([1 - p_half - p_win, p_half, p_win])
+
+
+def simulate(true_elo, runs, seed, elo0=0.0, elo1=20.0, alpha=0.05, beta=0.05, cap=20_000, block=400):
+    """Many SPRTs at once: LLRs of every prefix from the vectorised llr_pairs. Returns the
+    decisions (-1 for H0, +1 for H1, 0 for none before the cap) and the stopping times."""
+    rng = np.random.default_rng(seed)
+    probs = trinomial_probs(true_elo)
+    lower, upper = sprt_bounds(alpha, beta)
+    decision = np.zeros(runs, dtype=int)
+    stop = np.full(runs, cap)
+    counts = np.zeros((runs, 3))
+    active = np.arange(runs)
+    start = 0
+    while start < cap and active.size:
+        steps = min(block, cap - start)
+        draws = rng.choice(3, size=(active.size, steps), p=probs)
+        cum = counts[active][:, None, :] + np.cumsum(draws[..., None] == np.arange(3), axis=1)
+        llr = llr_pairs(cum[..., 0], cum[..., 1], cum[..., 2], elo0, elo1)
+        hit = (llr >= upper) | (llr <= lower)
+        done = hit.any(axis=1)
+        first = hit.argmax(axis=1)
+        rows = active[done]
+        decision[rows] = np.where(llr[done, first[done]] >= upper, 1, -1)
+        stop[rows] = start + first[done] + 1
+        counts[active] = cum[:, -1, :]
+        active = active[~done]
+        start += steps
+    return decision, stop
+
+
+def test_simulated_error_rates_and_stopping():
+    runs = 800
+    decision, stop = simulate(0.0, runs, seed=1)  # H0 true
+    false_h1 = np.mean(decision == 1)
+    assert 0.01 <= false_h1 <= 0.09, false_h1
+    assert np.mean(decision != 0) >= 0.995  # stops on its own, practically always
+    assert 300 < np.median(stop) < 3000
+    decision, stop = simulate(20.0, runs, seed=2)  # H1 true
+    false_h0 = np.mean(decision == -1)
+    assert 0.01 <= false_h0 <= 0.09, false_h0
+    assert np.mean(decision != 0) >= 0.995
+    # far from both hypotheses the test is quick and practically always right
+    decision, stop = simulate(60.0, 200, seed=3)
+    assert np.mean(decision == 1) >= 0.99 and np.median(stop) < 400
+
+
+def test_simulation_helper_agrees_with_the_sprt_object():
+    rng = np.random.default_rng(7)
+    for true_elo in (0.0, 20.0, 40.0):
+        scores = rng.choice([0.0, 0.5, 1.0], size=3000, p=trinomial_probs(true_elo))
+        test = run_sprt(list(scores), 0.0, 20.0)
+        k = np.arange(1, test.pairs + 1)
+        prefix = np.stack([np.cumsum(scores[: test.pairs] == v) for v in (0.0, 0.5, 1.0)])
+        path = llr_pairs(prefix[0], prefix[1], prefix[2], 0.0, 20.0)
+        np.testing.assert_allclose(test.llr_path, path, rtol=1e-10, atol=1e-12)
+        assert len(k) == test.pairs
+        if test.status in ("H0", "H1"):
+            inside = (path[:-1] > test.lower) & (path[:-1] < test.upper)
+            assert inside.all()  # it stopped at the first crossing
+            assert (test.status == "H1") == (path[-1] >= test.upper)
+
+
+def test_sprt_with_cap_always_stops():
+    rng = np.random.default_rng(11)
+    for _ in range(5):
+        scores = rng.choice([0.0, 0.5, 1.0], size=10_000, p=trinomial_probs(10.0))
+        test = run_sprt(list(scores), 0.0, 20.0, max_pairs=150)
+        assert test.finished and test.pairs <= 150
+        assert test.status in ("H0", "H1") or test.pairs == 150
+
+
+# -- estimates ------------------------------------------------------------------------------------
+
+
+def test_elo_estimate_by_hand():
+    est = elo_estimate(20, 40, 40)  # mean pair score 0.6
+    assert est.pairs == 100 and est.mean == pytest.approx(0.6)
+    assert est.elo == pytest.approx(400 * math.log10(1.5), rel=1e-12)  # 70.437...
+    var = (20 * 0.6**2 + 40 * 0.1**2 + 40 * 0.4**2) / 99  # = 14 / 99
+    se = math.sqrt(var / 100)
+    assert est.sd == pytest.approx(math.sqrt(var), rel=1e-12)
+    assert est.se == pytest.approx(se, rel=1e-12)
+    elo_se = se * 400 / (LN10 * 0.6 * 0.4)
+    assert est.elo_se == pytest.approx(elo_se, rel=1e-12)
+    assert est.ci_low == pytest.approx(est.elo - 1.959963984540054 * elo_se, rel=1e-12)
+    assert est.ci_high == pytest.approx(est.elo + 1.959963984540054 * elo_se, rel=1e-12)
+    assert est.error == pytest.approx(1.959963984540054 * elo_se, rel=1e-12)
+    assert est.los == pytest.approx(0.5 * math.erfc(-(0.1 / se) / math.sqrt(2)), rel=1e-12)
+    assert est.nelo == pytest.approx(0.1 / (math.sqrt(2) * math.sqrt(var)) * 800 / LN10, rel=1e-12)
+    mirrored = elo_estimate(40, 40, 20)
+    assert mirrored.elo == pytest.approx(-est.elo) and mirrored.los == pytest.approx(1 - est.los)
+    even = elo_estimate(30, 40, 30)
+    assert even.elo == pytest.approx(0.0, abs=1e-12) and even.los == pytest.approx(0.5)
+    narrow = elo_estimate(20, 40, 40, confidence=0.5)
+    assert narrow.error == pytest.approx(normal_quantile(0.75) * elo_se, rel=1e-9)
+
+
+def test_elo_estimate_edge_cases():
+    empty = elo_estimate(0, 0, 0)
+    assert empty.pairs == 0 and math.isnan(empty.elo) and math.isnan(empty.los)
+    one = elo_estimate(0, 0, 1)
+    assert one.pairs == 1 and one.elo == math.inf and math.isnan(one.ci_low)
+    sweep = elo_estimate(0, 0, 12)
+    assert sweep.elo == math.inf and sweep.los == 1.0 and math.isnan(sweep.elo_se)
+    halves = elo_estimate(0, 9, 0)
+    assert halves.elo == 0.0 and halves.los == 0.5 and halves.elo_se == 0.0
+
+
+def test_normal_helpers():
+    assert normal_quantile(0.975) == pytest.approx(Z95, rel=1e-12)
+    assert normal_cdf(Z95) == pytest.approx(0.975, rel=1e-12)
+    assert normal_quantile(0.5) == pytest.approx(0.0, abs=1e-12)
+
+
+def test_elo_interval_coverage_by_simulation():
+    rng = np.random.default_rng(5)
+    true_elo, pairs, experiments = 40.0, 300, 2000
+    counts = rng.multinomial(pairs, trinomial_probs(true_elo), size=experiments)
+    ests = [elo_estimate(*map(int, c)) for c in counts]
+    covered = np.mean([e.ci_low <= true_elo <= e.ci_high for e in ests])
+    assert 0.93 <= covered <= 0.97, covered
+    assert np.mean([e.elo for e in ests]) == pytest.approx(true_elo, abs=2.0)
+    # LOS is calibrated: under no difference it is roughly uniform
+    null = rng.multinomial(pairs, trinomial_probs(0.0), size=experiments)
+    los = np.array([elo_estimate(*map(int, c)).los for c in null])
+    assert 0.45 < los.mean() < 0.55 and 0.03 < np.mean(los > 0.95) < 0.07
+
+
+def test_fixed_games_summary():
+    strong = fixed_games_summary(100, 100, 300)
+    assert strong.verdict.startswith("NEW is stronger") and strong.estimate.ci_low > 0
+    assert strong.estimate == elo_estimate(100, 100, 300)
+    assert (strong.losses, strong.halves, strong.wins) == (100, 100, 300)
+    weak = fixed_games_summary(300, 100, 100)
+    assert weak.verdict.startswith("NEW is weaker") and weak.estimate.ci_high < 0
+    unclear = fixed_games_summary(100, 100, 110)
+    assert unclear.verdict.startswith("inconclusive") and unclear.estimate.ci_low < 0 < unclear.estimate.ci_high
+    assert fixed_games_summary(0, 0, 0).verdict == "no pairs played"
+    assert "every pair" in fixed_games_summary(0, 0, 5).verdict
+    assert "p-value" not in strong.verdict and "p =" not in strong.verdict
+
+
+# -- the margin diagnostic -----------------------------------------------------------------------
+
+
+def test_margin_diagnostic_by_hand():
+    margins = [3, -1, 4, 0, 2, -2, 5, 1]  # mean 1.5, sample variance 42 / 7 = 6
+    d = margin_diagnostic(margins, margin0=0, margin1=1)
+    assert d.pairs == 8 and d.mean == pytest.approx(1.5)
+    assert d.sd == pytest.approx(statistics.stdev(margins)) and d.sd == pytest.approx(math.sqrt(6))
+    assert d.se == pytest.approx(math.sqrt(0.75))
+    assert d.ci_low == pytest.approx(1.5 - Z95 * math.sqrt(0.75))
+    assert d.ci_high == pytest.approx(1.5 + Z95 * math.sqrt(0.75))
+    assert d.z == pytest.approx(math.sqrt(3))
+    assert d.llr == pytest.approx(8 * 1 * (2 * 1.5 - 0 - 1) / (2 * 6))  # 4/3
+    assert "diagnostic" in d.label
+    assert math.isnan(margin_diagnostic(margins).llr)
+    wide = margin_diagnostic(margins, confidence=0.99)
+    assert wide.ci_high - wide.ci_low > d.ci_high - d.ci_low
+
+
+def test_margin_diagnostic_edge_cases():
+    assert math.isnan(margin_diagnostic([]).mean)
+    single = margin_diagnostic([4])
+    assert single.mean == 4 and math.isnan(single.ci_low)
+    flat = margin_diagnostic([2, 2, 2])
+    assert flat.z == math.inf and flat.ci_low == flat.ci_high == 2
+    assert math.isnan(margin_diagnostic([0, 0]).z)
+    with pytest.raises(ValueError):
+        margin_diagnostic([1, math.nan])
