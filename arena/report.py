@@ -185,6 +185,7 @@ def build_report(store_path: Path, out: Path, *, title: str | None = None) -> Pa
     # -- margins -----------------------------------------------------------------------------
     r.h2("Win margins", "margins")
     r.table(margins.margin_summary(matches), "margins-by-agent")
+    r.table(margins.margin_summary(matches, by="pairing"), "margins-by-pairing")
     r.table(margins.pair_margin_summary(matches), "pair-margins")
     r.p(
         "Match margin: an agent's final game points minus its opponent's. Pair margin: the sum over the two "

@@ -80,13 +80,22 @@ def test_report_is_self_contained_and_renders_in_chromium(store, tmp_path):
     assert srcs and all(s.startswith("data:image/png;base64,") for s in srcs)
     for name in ("ratings", "head-to-head", "margins", "deal-points"):
         assert (out / f"{name}.png").stat().st_size > 1000
-    for name in ("ratings", "score-matrix", "margins-by-agent", "pair-margins", "deal-points", "faults", "latency"):
+    for name in (
+        "ratings",
+        "score-matrix",
+        "margins-by-agent",
+        "margins-by-pairing",
+        "pair-margins",
+        "deal-points",
+        "faults",
+        "latency",
+    ):
         assert (out / f"{name}.csv").is_file()
     seen = render(html)
     assert seen["title"] == "Test report"
     assert seen["sections"] == SECTIONS
     assert seen["images"] == len(srcs) >= 4 and seen["broken"] == []
-    assert seen["tables"] >= 7
+    assert seen["tables"] >= 8
 
 
 def test_report_tables_hold_the_results(store, tmp_path):
