@@ -23,13 +23,12 @@ import hashlib
 import os
 import re
 import sys
-import tomllib
 from pathlib import Path
 from typing import Any
 
 import trio
 
-from .errors import UserError
+from .errors import UserError, read_toml
 from .process import Launch, run_build
 
 MANIFEST = "agent.toml"
@@ -109,14 +108,7 @@ def load_manifest(folder: Path) -> Manifest:
     """Read and validate ``folder/agent.toml``; `UserError` names the file and field."""
     path = folder / MANIFEST
     where = str(path)
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"{folder}: no {MANIFEST} in this folder") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise UserError(f"{where}: cannot read: {e}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise UserError(f"{where}: not valid TOML: {e}") from None
+    data = read_toml(path, f"{folder}: no {MANIFEST} in this folder")
     known = {"name", "version", "language", "command", "build", "description", "env"}
     unknown = sorted(set(data) - known)
     if unknown:

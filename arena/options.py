@@ -38,3 +38,21 @@ def time_control_from(args: argparse.Namespace) -> TimeControl:
         )
     except ValueError as e:
         raise UserError(f"time control: {e}") from None
+
+
+TIME_CONTROL_FIELDS = ("move_ms", "bank_ms", "first_move_ms", "grace_ms", "clock")
+
+
+def add_time_control_overrides(p: argparse.ArgumentParser) -> None:
+    """Time-control flags without defaults, for commands whose config supplies the rest."""
+    t = p.add_argument_group("time control (override the config)")
+    t.add_argument("--move-ms", type=int, help="allowance per decision")
+    t.add_argument("--bank-ms", type=int, help="overage bank per match")
+    t.add_argument("--first-move-ms", type=int, help="allowance for a seat's first decision of a match")
+    t.add_argument("--grace-ms", type=int, help="slack for pipe and scheduling delays")
+    t.add_argument("--clock", choices=("wall", "cpu"), help="charge wall-clock or CPU time")
+
+
+def time_control_overrides(args: argparse.Namespace) -> dict[str, object]:
+    """The time-control flags given on the command line (None for those not given)."""
+    return {k: getattr(args, k) for k in TIME_CONTROL_FIELDS}

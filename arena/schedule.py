@@ -27,12 +27,11 @@ import dataclasses
 import hashlib
 import json
 import os
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from .agents import Manifest, resolve
-from .errors import UserError
+from .errors import UserError, read_toml
 from .game import Variant, VariantError, derive_seed
 from .protocol import TimeControl
 
@@ -130,14 +129,7 @@ def load_config(
     source = "flags"
     if path is not None:
         source = str(path)
-        try:
-            data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise UserError(f"{path}: no such config file") from None
-        except (OSError, UnicodeDecodeError) as e:
-            raise UserError(f"{path}: cannot read: {e}") from None
-        except tomllib.TOMLDecodeError as e:
-            raise UserError(f"{path}: not valid TOML: {e}") from None
+        data = read_toml(path, f"{path}: no such config file")
         unknown = sorted(set(data) - set(FIELDS))
         if unknown:
             raise UserError(f"{path}: unknown field '{unknown[0]}' (known: {', '.join(FIELDS)})")

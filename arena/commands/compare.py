@@ -18,6 +18,7 @@ import trio
 from ..agents import build_all
 from ..compare import PairFeed, describe, feed_rows, new_test
 from ..errors import UserError
+from ..options import add_time_control_overrides, time_control_overrides
 from ..runner import Finished, run_tournament
 from ..schedule import load_config
 from ..store import Store
@@ -39,11 +40,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--variant", default="sixty-six")
     g.add_argument("--concurrency", type=int)
     g.add_argument("--store", help="default: reports/compare-NEW-vs-OLD.sqlite")
-    g.add_argument("--move-ms", type=int)
-    g.add_argument("--bank-ms", type=int)
-    g.add_argument("--first-move-ms", type=int)
-    g.add_argument("--grace-ms", type=int)
-    g.add_argument("--clock", choices=("wall", "cpu"))
+    add_time_control_overrides(p)
     r = p.add_argument_group("running")
     r.add_argument("--resume", action="store_true", help="continue a comparison stored in --store")
     r.add_argument("--quiet", action="store_true", help="print only the result")
@@ -59,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     if args.max_pairs < 1 or (args.fixed is not None and args.fixed < 1):
         raise UserError("--max-pairs/--fixed: must be at least 1")
     pairs = args.fixed or args.max_pairs
-    tc_flags = {k: getattr(args, k) for k in ("move_ms", "bank_ms", "first_move_ms", "grace_ms", "clock")}
+    tc_flags = time_control_overrides(args)
     overrides = {"format": "head-to-head", "agents": [args.new, args.old], "pairs": pairs, "seed": args.seed,
                  "variant": args.variant, "concurrency": args.concurrency}  # fmt: skip
     cfg = load_config(None, overrides, tc_flags)

@@ -13,6 +13,7 @@ import trio
 from .. import __version__
 from ..agents import build_all
 from ..errors import UserError
+from ..options import add_time_control_overrides, time_control_overrides
 from ..progress import EventLog, Progress, match_event
 from ..runner import Finished, run_tournament
 from ..schedule import FORMATS, TournamentConfig, load_config, shard
@@ -32,12 +33,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--variant", help="rule preset")
     g.add_argument("--concurrency", type=int, help="matches in flight (default: the CPU count)")
     g.add_argument("--store", help="the SQLite results file")
-    t = p.add_argument_group("time control (override the config)")
-    t.add_argument("--move-ms", type=int)
-    t.add_argument("--bank-ms", type=int)
-    t.add_argument("--first-move-ms", type=int)
-    t.add_argument("--grace-ms", type=int)
-    t.add_argument("--clock", choices=("wall", "cpu"))
+    add_time_control_overrides(p)
     r = p.add_argument_group("running")
     r.add_argument("--resume", action="store_true", help="play only the matches missing from the store")
     r.add_argument("--shard", metavar="K/N", help="play only shard K of N (merge the stores with arena merge)")
@@ -59,7 +55,7 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
         "concurrency": args.concurrency,
         "store": args.store,
     }
-    tc_flags = {k: getattr(args, k) for k in ("move_ms", "bank_ms", "first_move_ms", "grace_ms", "clock")}
+    tc_flags = time_control_overrides(args)
     if args.config is None and not args.agents:
         raise UserError("give a CONFIG.toml or --agents (see arena tournament --help)")
     return load_config(args.config, overrides, tc_flags)
