@@ -114,7 +114,8 @@ def run_config(
         logs = logs or cfg.store.with_suffix("").with_name(cfg.store.stem + "-logs")
         logs.mkdir(parents=True, exist_ok=True)
         log = EventLog(events) if events else None
-        rows = [r for r in store.matches() if r["id"] in {s.match_id for s in mine}]
+        mine_ids = {s.match_id for s in mine}
+        rows = [r for r in store.matches() if r["id"] in mine_ids]
         progress = Progress(len(specs), len(mine), rows, cfg.names)
         if log:
             log.emit("run_started", config=cfg.identity(), config_hash=cfg.config_hash, total=len(specs),
@@ -153,7 +154,8 @@ def run_config(
                 log.close()
         if not quiet:
             progress.draw()
-        table = standings([r for r in store.matches() if r["id"] in {s.match_id for s in specs}], cfg.names)
+        ids = {s.match_id for s in specs}
+        table = standings([r for r in store.matches() if r["id"] in ids], cfg.names)
         print(format_standings(table))
         print(f"\n{played} matches played now, {progress.done} of {len(specs)} in the store: {cfg.store}")
     if report:
