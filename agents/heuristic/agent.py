@@ -1,0 +1,7 @@
+"""The heuristic agent: `arena.heuristic.HeuristicStrategy` over the protocol."""
+
+from arena.heuristic import HeuristicStrategy
+from arena.sdk import run
+
+if __name__ == "__main__":
+    raise SystemExit(run(factory=HeuristicStrategy, name="heuristic", version="1.0.0", capacity=16))
