@@ -1,0 +1,335 @@
+"""The expert: worlds from observations, the exact endgame solver, and the searching agent."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.game import (
+    CLOSE,
+    DECLARE,
+    Match,
+    card_str,
+    deal_from_cards,
+    derive_seed,
+    get_variant,
+    new_deal,
+    observation,
+    pack_of,
+)
+from arena.game.cards import POINTS, SUIT_MASK
+from arena.search import (
+    ExpertStrategy,
+    Hidden,
+    InfoSet,
+    deal_utility,
+    hidden_of,
+    minimax,
+    policy_action,
+    sample_worlds,
+    solve,
+    solve_actions,
+    state_from_observation,
+)
+from arena.strategies import GreedyStrategy
+
+ROOT = Path(__file__).resolve().parent.parent
+PRESETS = ["sixty-six", "schnapsen"]
+
+
+def random_states(variant: str, n: int, seed: int, *, close_rate: float = 0.1) -> list:
+    """``n`` reachable states (every state of random deals, over included): random play
+    that rarely claims falsely and closes now and then, so deals run long."""
+    rng = random.Random(seed)
+    out = []
+    k = 0
+    while len(out) < n:
+        st = new_deal(variant, derive_seed(seed, "deal", k), k & 1)
+        k += 1
+        rate = rng.choice([0.0, close_rate, 3 * close_rate])
+        while not st.is_over():
+            out.append(st.clone())
+            acts = st.legal_actions()
+            if DECLARE in acts and st.count(st.to_act) >= 66 and rng.random() < 0.8:
+                st.apply_legal(DECLARE)
+                continue
+            pool = [a for a in acts if a != DECLARE and (a != CLOSE or rng.random() < rate)] or acts
+            st.apply_legal(rng.choice(pool))
+        out.append(st)
+    return out[:n]
+
+
+# -- state_from_observation ------------------------------------------------------------------
+@pytest.mark.parametrize("variant", PRESETS)
+def test_state_from_observation_round_trip(variant):
+    v = get_variant(variant)
+    rng = random.Random(5)
+    states = random_states(variant, 2500, 11)
+    assert any(st.closed_by >= 0 for st in states) and any(st.strict and st.closed_by < 0 for st in states)
+    for st in states:
+        for seat in (0, 1):
+            obs = observation(st, seat)
+            rebuilt = state_from_observation(obs, v, hidden_of(st, seat))
+            assert observation(rebuilt, seat) == obs
+            assert rebuilt.legal_actions() == st.legal_actions()
+            assert (rebuilt.phase, rebuilt.to_act, rebuilt.marriage_suit) == (st.phase, st.to_act, st.marriage_suit)
+            if not st.is_over():
+                assert rebuilt.step == st.step
+            assert (rebuilt.close_tricks, rebuilt.close_points) == (st.close_tricks, st.close_points)
+            if st.is_over() or rng.random() < 0.7:
+                continue
+            original, replay = st.clone(), rebuilt.clone()
+            while not original.is_over():  # the same legal sets all the way, and the same result
+                acts = original.legal_actions()
+                assert replay.legal_actions() == acts
+                a = rng.choice([x for x in acts if x != DECLARE] or acts)
+                original.apply_legal(a)
+                replay.apply_legal(a)
+            assert replay.result == original.result
+            assert observation(replay, seat) == observation(original, seat)
+
+
+def test_state_from_observation_accepts_card_lists_and_strings():
+    st = new_deal("sixty-six", 3, 0)
+    for a in ("play:" + card_str(min(st.legal_actions())),):
+        st.apply_action(a)
+    obs = observation(st, 1)
+    h = hidden_of(st, 1)
+    assert isinstance(h, Hidden)
+    as_lists = (sorted(card_str(c) for c in range(24) if h.opp_hand >> c & 1), [card_str(c) for c in h.talon])
+    assert observation(state_from_observation(obs, "sixty-six", as_lists), 1) == obs
+
+
+# -- sample_worlds ------------------------------------------------------------------------------
+@pytest.mark.parametrize("variant", PRESETS)
+def test_sampled_worlds_agree_with_the_observation_and_the_inferences(variant):
+    v = get_variant(variant)
+    rng = random.Random(9)
+    checked_voids = 0
+    for st in random_states(variant, 1500, 21, close_rate=0.2):
+        if st.is_over():
+            continue
+        for seat in (0, 1):
+            obs = observation(st, seat)
+            info = InfoSet(obs, v)
+            # The inferences are sound: the true hand never holds an excluded card.
+            assert not st.hand[seat ^ 1] & info.void
+            checked_voids += bool(info.void)
+            for w in sample_worlds(obs, v, 3, rng):
+                assert observation(w, seat) == obs
+                assert not w.hand[seat ^ 1] & info.void
+                assert w.legal_actions() == st.legal_actions() or w.to_act != seat
+    assert checked_voids > 50
+
+
+def test_void_inferences_from_the_strict_phase():
+    # Trump spades, talon exhausted. Seat 1 leads AC; seat 0 (holding no club) plays a
+    # heart, not a trump: seat 0 is void in clubs and in spades from then on.
+    st = deal_from_cards(
+        "sixty-six",
+        [["KH", "QD", "9D"], ["AC", "JC", "TD"]],
+        None,
+        trump="S",
+        leader=1,
+        tricks=(3, 3),
+        points=(30, 40),
+    )
+    st.apply_action("play:AC")
+    st.apply_action("play:KH")
+    obs = observation(st, 1)
+    info = InfoSet(obs, "sixty-six")
+    assert info.void == SUIT_MASK[0] | SUIT_MASK[3]
+    # A follow lower in suit while a higher card was held would break the heading rule.
+    st2 = deal_from_cards(
+        "schnapsen", [["QH", "JH", "AD"], ["KH", "TC", "JD"]], None, trump="C", leader=1, tricks=(2, 2),
+        points=(30, 30),
+    )  # fmt: skip
+    st2.apply_action("play:KH")
+    st2.apply_action("play:QH")  # lower than the king: seat 0 holds neither AH nor TH
+    info2 = InfoSet(observation(st2, 1), "schnapsen")
+    assert info2.void & SUIT_MASK[2] == (1 << 12) | (1 << 13)  # AH, TH
+
+
+def test_sampling_is_uniform_over_the_unseen_cards():
+    st = new_deal("schnapsen", 17, 0)
+    obs = observation(st, 1)
+    info = InfoSet(obs, "schnapsen")
+    rng = random.Random(1)
+    n = 6000
+    counts = [0] * 24
+    for _ in range(n):
+        h = info.sample(rng)
+        for c in range(24):
+            counts[c] += h.opp_hand >> c & 1
+    expected = n * info.need / info.pool.bit_count()
+    for c in range(24):
+        if info.pool >> c & 1:
+            assert abs(counts[c] - expected) < 0.08 * expected
+        else:
+            assert counts[c] in (0, n)
+
+
+# -- the solver ---------------------------------------------------------------------------------
+def endgame(variant: str, rng: random.Random, k: int):
+    """A random exhausted-talon endgame with ``k`` cards each and a plausible history."""
+    v = get_variant(variant)
+    pack = list(pack_of(v))
+    rng.shuffle(pack)
+    hands = [[card_str(c) for c in pack[:k]], [card_str(c) for c in pack[k : 2 * k]]]
+    gone = pack[2 * k :]
+    total = len(gone) // 2
+    t0 = rng.randint(0, total)
+    pts = sum(POINTS[c] for c in gone)
+    p0 = pts if t0 == total else rng.randint(0, pts) if t0 else 0
+    extra = rng.choice([0, 0, 20, 40]) if t0 else 0
+    return deal_from_cards(
+        v, hands, None, trump=rng.choice("CDHS"), leader=rng.randint(0, 1), tricks=(t0, total - t0),
+        points=(p0 + extra, pts - p0),
+    )  # fmt: skip
+
+
+def closed_from_play(variant: str, rng: random.Random, max_cards: int):
+    """A real deal played at random until the talon is closed and hands are small."""
+    while True:
+        st = new_deal(variant, rng.randrange(1 << 40), rng.randint(0, 1))
+        while not st.is_over():
+            if st.closed_by >= 0 and st.phase in (0, 1) and st.hand[st.to_act].bit_count() <= max_cards:
+                return st
+            acts = st.legal_actions()
+            if CLOSE in acts and rng.random() < 0.3:
+                st.apply_legal(CLOSE)
+            else:
+                st.apply_legal(rng.choice([a for a in acts if a != DECLARE] or acts))
+
+
+@pytest.mark.parametrize("variant", PRESETS)
+def test_solver_equals_brute_force_minimax(variant):
+    rng = random.Random(3)
+    kinds = set()
+    for i in range(260):
+        if i % 2:
+            st = endgame(variant, rng, rng.randint(1, 4))
+        else:
+            st = closed_from_play(variant, rng, 4)
+        kinds.add(st.closed_by >= 0)
+        seat = rng.randint(0, 1)
+        value, best = solve(st, seat)
+        assert value == minimax(st, seat), st
+        if st.to_act == seat:
+            values = dict(solve_actions(st, seat))
+            assert values[best] == value == max(values.values())
+            for a, val in list(values.items())[:3]:
+                child = st.clone()
+                child.apply_legal(a)
+                assert minimax(child, seat) == val
+        else:
+            assert best is None
+    assert kinds == {True, False}
+
+
+def test_solver_handles_declarations_and_marriages_after_the_close():
+    # Schnapsen, exhausted: seat 0 leads with K+Q of clubs and needs the 20 to reach 66.
+    st = deal_from_cards(
+        "schnapsen", [["KC", "QC", "TD"], ["AC", "TC", "AD"]], None, trump="H", leader=0, tricks=(3, 1),
+        points=(50, 20),
+    )  # fmt: skip
+    value, best = solve(st, 0)
+    assert value == minimax(st, 0) and best == 24  # marry:C, then declare
+    child = st.clone()
+    child.apply_action("marry:C")
+    assert solve(child, 0) == (2, DECLARE)  # 70 against 20: Schneider
+
+
+def test_solve_refuses_an_open_talon():
+    with pytest.raises(ValueError, match="talon is open"):
+        solve(new_deal("sixty-six", 1, 0), 0)
+
+
+# -- the strategy ---------------------------------------------------------------------------------
+def test_policy_plays_only_legal_actions():
+    for variant in PRESETS:
+        for st in random_states(variant, 3000, 31, close_rate=0.05):
+            if not st.is_over():
+                assert policy_action(st) in st.legal_actions()
+
+
+@pytest.mark.parametrize("variant", PRESETS)
+def test_expert_plays_only_legal_actions(variant):
+    expert = ExpertStrategy(7, effort=0.1)
+    rng = random.Random(4)
+    states = [st for st in random_states(variant, 6000, 41, close_rate=0.15) if not st.is_over()]
+    for st in rng.sample(states, 3000):
+        seat = st.to_act
+        legal = st.legal_action_strings()
+        action = expert(observation(st, seat), legal)
+        assert action in legal
+        if action == "declare":
+            assert st.count(seat) >= 66  # never a false claim
+
+
+def test_expert_is_deterministic_per_seed_and_position():
+    states = [st for st in random_states("sixty-six", 300, 51) if not st.is_over()][::7]
+    for st in states:
+        seat = st.to_act
+        obs, legal = observation(st, seat), st.legal_action_strings()
+        a = ExpertStrategy(99, effort=0.2)(obs, legal)
+        b = ExpertStrategy(99, effort=0.2).choose(obs, legal, time_left_ms=10_000)
+        assert a == b
+
+
+def test_deal_utility_follows_the_match_score():
+    level = deal_utility({"seat": 0, "score": [0, 0], "carry": 0}, 7)
+    assert level[2] == -1 and level[4] == 1 and level[5] > 1.9 and level[6] > level[5]
+    one_to_go = deal_utility({"seat": 0, "score": [6, 2], "carry": 0}, 7)
+    assert one_to_go[4] == one_to_go[5] == one_to_go[6] == 1  # any win takes the match
+    lost_if_lost = deal_utility({"seat": 1, "score": [6, 2], "carry": 0}, 7)
+    assert lost_if_lost[0] == lost_if_lost[1] == lost_if_lost[2] == -1
+
+
+def play_matches(variant: str, n: int, effort: float) -> tuple[int, list[int]]:
+    won = 0
+    points = [0, 0]
+    for i in range(n):
+        expert = ExpertStrategy(derive_seed(1, "expert", i), effort=effort)
+        greedy = GreedyStrategy(derive_seed(1, "greedy", i))
+        seat = i % 2
+        players = [expert, greedy] if seat == 0 else [greedy, expert]
+        m = Match(variant, derive_seed(1, "match", i))
+        while not m.is_over():
+            st = m.new_deal()
+            while not st.is_over():
+                s = st.to_act
+                st.apply_action(players[s](observation(st, s), st.legal_action_strings()))
+            m.finish_deal()
+        won += m.result.winner == seat
+        points[0] += m.score[seat]
+        points[1] += m.score[seat ^ 1]
+    return won, points
+
+
+@pytest.mark.parametrize("variant", PRESETS)
+def test_expert_beats_greedy(variant):
+    won, (ours, theirs) = play_matches(variant, 40, effort=0.2)
+    assert won >= 34, (won, ours, theirs)
+    assert ours > 2 * theirs
+
+
+def test_expert_agent_passes_the_conformance_suite(tmp_path):
+    p = subprocess.run(
+        [sys.executable, "-m", "arena", "check", "agents/expert", "--logs", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert p.returncode == 0, p.stdout + p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[-1].endswith("passed, 0 failed") and not any(x.startswith("FAIL") for x in lines)
+    for line in lines:
+        if line.startswith("PASS  match"):
+            slowest = float(line.rsplit("slowest ", 1)[1].split()[0])
+            assert slowest < 600  # 60% of the check's 1000 ms allowance
