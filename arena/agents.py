@@ -11,8 +11,11 @@ An agent is a folder holding ``agent.toml``::
     [env]                           # optional extra environment variables
     OMP_NUM_THREADS = "1"
 
-An agent is named on the command line by its folder path or by its manifest name, which
-is looked up among the folders of ``./agents`` and of the bundled ``agents/``.
+An agent is named on the command line by its folder path, by the path of a manifest file
+(``folder/other.toml``: one folder may hold several agents that share its files), or by
+its manifest name, which is looked up among the folders of ``./agents`` and of the bundled
+``agents/``. A sandboxed agent gets a copy of its folder and nothing else, so everything
+its command needs must be inside the folder.
 """
 
 from __future__ import annotations
@@ -48,24 +51,38 @@ class Manifest:
     build: tuple[str, ...] | None = None
     description: str = ""
     env: tuple[tuple[str, str], ...] = ()
+    manifest_file: str = MANIFEST  # the manifest's file name in the folder
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.folder / self.manifest_file
 
     @property
     def label(self) -> str:
         return f"{self.name} {self.version}"
 
-    def content_hash(self) -> str:
-        """SHA-256 over the folder's files (paths and bytes), leaving out build outputs
-        and caches: what the folder's ``.gitignore`` lists, dot-files, ``__pycache__``."""
+    def files(self) -> list[Path]:
+        """The folder's own files, sorted, leaving out build outputs and caches: what its
+        ``.gitignore`` lists, dot-files, ``__pycache__``. Symlinks are listed as such."""
         ignore = ["__pycache__", "*.pyc", ".*"]
         gi = self.folder / ".gitignore"
         if gi.is_file():
             ignore += [x.strip().strip("/") for x in gi.read_text().splitlines() if x.strip() and x[0] != "#"]
-        h = hashlib.sha256()
+        out = []
         for path in sorted(self.folder.rglob("*")):
             rel = path.relative_to(self.folder)
-            if any(fnmatch.fnmatch(part, pat) for part in rel.parts for pat in ignore) or not path.is_file():
+            if any(fnmatch.fnmatch(part, pat) for part in rel.parts for pat in ignore):
                 continue
-            data = path.read_bytes()
+            if path.is_symlink() or path.is_file():
+                out.append(path)
+        return out
+
+    def content_hash(self) -> str:
+        """SHA-256 over `files` (paths and bytes; a symlink by its target's path)."""
+        h = hashlib.sha256()
+        for path in self.files():
+            rel = path.relative_to(self.folder)
+            data = os.readlink(path).encode() if path.is_symlink() else path.read_bytes()
             h.update(f"{rel.as_posix()}\0{len(data)}\0".encode())
             h.update(data)
         return h.hexdigest()
@@ -105,8 +122,12 @@ def _field(data: dict[str, Any], key: str, where: str, kind: type, required: boo
 
 
 def load_manifest(folder: Path) -> Manifest:
-    """Read and validate ``folder/agent.toml``; `UserError` names the file and field."""
-    path = folder / MANIFEST
+    """Read and validate ``folder/agent.toml`` (or ``folder`` itself when it is a ``.toml``
+    file); `UserError` names the file and field."""
+    if folder.suffix == ".toml" and folder.is_file():
+        path, folder = folder, folder.parent
+    else:
+        path = folder / MANIFEST
     where = str(path)
     data = read_toml(path, f"{folder}: no {MANIFEST} in this folder")
     known = {"name", "version", "language", "command", "build", "description", "env"}
@@ -129,6 +150,7 @@ def load_manifest(folder: Path) -> Manifest:
         build=_field(data, "build", where, list, required=False),
         description=_field(data, "description", where, str, required=False) or "",
         env=tuple(sorted(env.items())),
+        manifest_file=path.name,
     )
 
 
@@ -161,7 +183,7 @@ def discover() -> dict[str, Manifest]:
 def resolve(spec: str) -> Manifest:
     """An agent by folder path or by manifest name; `UserError` if neither is found."""
     path = Path(spec)
-    if (path / MANIFEST).is_file():
+    if (path / MANIFEST).is_file() or (path.suffix == ".toml" and path.is_file()):
         return load_manifest(path)
     if path.is_dir():
         raise UserError(f"{spec}: no {MANIFEST} in this folder")

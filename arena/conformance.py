@@ -23,6 +23,7 @@ from .agents import Manifest, resolve
 from .game import Variant, deal_from_cards, get_variant, new_deal, observation
 from .process import AgentFault, AgentProcess, open_agent
 from .protocol import PROTOCOL_VERSION, Hello, Request, TimeControl
+from .sandbox import Sandbox
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "protocol" / "examples"
 POSITIONS_FILE = EXAMPLES / "positions.jsonl"
@@ -164,8 +165,15 @@ async def check(
     time_control: TimeControl | None = None,
     opponent: str = "random",
     logs: Path | None = None,
+    sandbox: Sandbox | None = None,
 ) -> list[Item]:
-    """Run the conformance suite; ``report`` sees each item as it is decided."""
+    """Run the conformance suite, the agent in ``sandbox`` (default: a new default one);
+    ``report`` sees each item as it is decided."""
+    if sandbox is None:
+        with Sandbox() as sandbox:
+            return await check(
+                manifest, report, time_control=time_control, opponent=opponent, logs=logs, sandbox=sandbox
+            )
     tc = time_control or TimeControl(move_ms=1000, bank_ms=0, first_move_ms=5000, grace_ms=200)
     items: list[Item] = []
 
@@ -185,20 +193,21 @@ async def check(
         t0 = trio.current_time()
         agent: AgentProcess | None = None
         try:
-            async with open_agent(manifest.launch(), hello, log_path=log) as agent:
-                if first:
-                    r = agent.ready
-                    add(
-                        "handshake",
-                        True,
-                        f"ready in {(trio.current_time() - t0) * 1000:.0f} ms: {r.name} {r.version}, "
-                        f"capacity {r.capacity}",
-                    )
-                    rtt = await agent.ping()
-                    add("ping", True, f"pong in {rtt * 1000:.1f} ms")
-                await _positions_item(agent, vname, group, tc, add)
-                if agent.capacity > 1:
-                    await _concurrency_item(agent, vname, group, tc, add)
+            with sandbox.launch(manifest) as launch:
+                async with open_agent(launch, hello, log_path=log) as agent:
+                    if first:
+                        r = agent.ready
+                        add(
+                            "handshake",
+                            True,
+                            f"ready in {(trio.current_time() - t0) * 1000:.0f} ms: {r.name} {r.version}, "
+                            f"capacity {r.capacity}",
+                        )
+                        rtt = await agent.ping()
+                        add("ping", True, f"pong in {rtt * 1000:.1f} ms")
+                    await _positions_item(agent, vname, group, tc, add)
+                    if agent.capacity > 1:
+                        await _concurrency_item(agent, vname, group, tc, add)
         except AgentFault as f:
             if agent is None:  # it never said ready
                 add("handshake" if first else f"start ({vname})", False, f"{f.code}: {f.detail}")
@@ -216,7 +225,9 @@ async def check(
     for vname in ("sixty-six", "schnapsen"):
         for seat in (0, 1):
             pair = [manifest, opp] if seat == 0 else [opp, manifest]
-            rec = await duel(pair, 1000 + seat, get_variant(vname), tc, match_id=f"check-{vname}-{seat}", logs=logs)
+            rec = await duel(
+                pair, 1000 + seat, get_variant(vname), tc, match_id=f"check-{vname}-{seat}", logs=logs, sandbox=sandbox
+            )
             f = rec.forfeit
             if f is not None and f.seat == seat:
                 add(f"match ({vname}, seat {seat})", False, f"{f.code}: {f.detail}")

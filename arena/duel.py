@@ -14,6 +14,7 @@ from .game import Variant
 from .process import AgentFault, AgentProcess, open_agent
 from .protocol import PROTOCOL_VERSION, Hello, TimeControl
 from .referee import Event, MatchRecord, agent_seed, play_match
+from .sandbox import Sandbox
 
 
 async def duel(
@@ -29,16 +30,20 @@ async def duel(
     on_start: Callable[[int, AgentProcess], None] | None = None,
     transcripts: list[list[tuple[str, bytes]]] | None = None,
     hello_seeds: list[int] | None = None,
+    sandbox: Sandbox | None = None,
 ) -> MatchRecord:
     """Start ``manifests[0]`` in seat 0 and ``manifests[1]`` in seat 1, play one match.
 
     ``on_start(seat, process)`` is called once each agent is ready; ``transcripts``, a
     list of two lists, receives every line each seat sent and received. ``hello_seeds``
-    replaces the seeds the agents get in ``hello`` (a tournament's, for a replay)."""
+    replaces the seeds the agents get in ``hello`` (a tournament's, for a replay). Each
+    agent runs in ``sandbox`` (by default a new one with the default policy)."""
     match_id = match_id or f"match-{seed}"
     if logs is not None:
         logs.mkdir(parents=True, exist_ok=True)
     async with AsyncExitStack() as stack:
+        if sandbox is None:
+            sandbox = stack.enter_context(Sandbox())
         seats: list[AgentProcess | AgentFault] = []
         for seat, m in enumerate(manifests):
             hello = Hello(
@@ -49,9 +54,10 @@ async def duel(
             )
             log = logs / f"{match_id}-seat{seat}-{m.name}.log" if logs is not None else None
             try:
+                launch = stack.enter_context(sandbox.launch(m))
                 agent = await stack.enter_async_context(
                     open_agent(
-                        m.launch(),
+                        launch,
                         hello,
                         log_path=log,
                         handshake_timeout_s=handshake_timeout_s,

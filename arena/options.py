@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 from .errors import UserError
 from .protocol import TimeControl
+from .sandbox import Policy
 
 
 def add_time_control(p: argparse.ArgumentParser) -> None:
@@ -56,3 +58,16 @@ def add_time_control_overrides(p: argparse.ArgumentParser) -> None:
 def time_control_overrides(args: argparse.Namespace) -> dict[str, object]:
     """The time-control flags given on the command line (None for those not given)."""
     return {k: getattr(args, k) for k in TIME_CONTROL_FIELDS}
+
+
+def add_sandbox(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--no-sandbox", action="store_true",
+        help="run agents as plain processes: their own folder, this environment, no limits (trusted agents only)",
+    )  # fmt: skip
+
+
+def sandbox_policy(args: argparse.Namespace, base: Policy | None = None) -> Policy:
+    """The sandbox policy: ``base`` (a config's, else the default), off with --no-sandbox."""
+    policy = base or Policy()
+    return dataclasses.replace(policy, enabled=False) if getattr(args, "no_sandbox", False) else policy

@@ -25,6 +25,7 @@ import trio
 from .agents import Manifest
 from .process import AgentFault, AgentProcess, open_agent
 from .protocol import Hello
+from .sandbox import Sandbox
 
 
 @dataclasses.dataclass(eq=False)
@@ -44,13 +45,17 @@ class AgentPool:
         nursery: trio.Nursery,
         *,
         concurrency: int,
+        sandbox: Sandbox,
         logs: Path | None = None,
+        label: str | None = None,
     ):
         self.manifest = manifest
         self.hello = hello
         self.nursery = nursery
         self.concurrency = concurrency
         self.logs = logs
+        self.sandbox = sandbox
+        self.label = label or manifest.name  # names the processes' logs: LABEL-N.log
         self.slots: list[_Slot] = []
         self.starting = 0
         self.started = 0  # processes started over the pool's life
@@ -109,14 +114,15 @@ class AgentPool:
         """One process's life: start it, hand it to the pool, stop it when retired."""
         self.started += 1
         n = self.started
-        log = self.logs / f"{self.manifest.name}-{n}.log" if self.logs else None
+        log = self.logs / f"{self.label}-{n}.log" if self.logs else None
         try:
-            async with open_agent(self.manifest.launch(), self.hello, log_path=log) as agent:
-                slot = _Slot(agent)
-                self.capacity = agent.capacity
-                self.slots.append(slot)
-                task_status.started(slot)
-                await slot.retire.wait()
+            with self.sandbox.launch(self.manifest) as launch:
+                async with open_agent(launch, self.hello, log_path=log) as agent:
+                    slot = _Slot(agent)
+                    self.capacity = agent.capacity
+                    self.slots.append(slot)
+                    task_status.started(slot)
+                    await slot.retire.wait()
         except AgentFault as f:
             task_status.started(f)
 

@@ -69,6 +69,9 @@ class Launch:
     cwd: Path
     env: dict[str, str] | None = None
     name: str = "agent"
+    #: The uid the sandbox gave it, when it has one of its own: every process of that
+    #: uid is killed when it stops, even those that left its process group.
+    uid: int | None = None
 
 
 @dataclasses.dataclass(slots=True)
@@ -327,7 +330,9 @@ class AgentProcess:
             self._set_fault("crash" if self.ready else "handshake", f"{self.name} {_describe_exit(status)}")
 
     async def _drain_stderr(self) -> None:
-        log = open(self.log_path, "ab") if self.log_path else None  # noqa: SIM115 - closed below
+        log = None
+        if self.log_path:  # readable by the referee's user only: not by the other seat, when sandboxed
+            log = os.fdopen(os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab")
         try:
             while True:
                 try:
@@ -398,6 +403,10 @@ class AgentProcess:
                 while _group_running(proc.pid):
                     await trio.sleep(0.01)
         await proc.wait()
+        if self.launch.uid is not None:
+            with trio.move_on_after(2.0):
+                while _kill_user(self.launch.uid):
+                    await trio.sleep(0.01)
         self.exit_code = proc.returncode
         if self._cpu_fd is not None:
             os.close(self._cpu_fd)
@@ -467,6 +476,25 @@ def _group_running(pgid: int) -> bool:
             if int(fields[2]) == pgid and fields[0] != b"Z":
                 return True
     return False
+
+
+def _kill_user(uid: int) -> bool:
+    """SIGKILL every live process of ``uid`` (a sandbox's own uid); False if none is left."""
+    found = False
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                st = os.stat(f"/proc/{entry}")
+                if st.st_uid != uid:
+                    continue
+                with open(f"/proc/{entry}/stat", "rb") as f:
+                    if f.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                        continue
+                os.kill(int(entry), signal.SIGKILL)
+                found = True
+            except OSError:
+                continue
+    return found
 
 
 def _describe_exit(status: int | None) -> str:
@@ -539,7 +567,9 @@ async def open_agent(
                 await proc.wait()
 
 
-async def run_build(command: Sequence[str], cwd: Path, timeout_s: float = 300.0) -> tuple[int, str]:
+async def run_build(
+    command: Sequence[str], cwd: Path, timeout_s: float = 300.0, *, env: dict[str, str] | None = None
+) -> tuple[int, str]:
     """Run an agent's build command; returns (exit status, combined output). Killed at
     the deadline with its whole process group."""
     try:
@@ -547,6 +577,7 @@ async def run_build(command: Sequence[str], cwd: Path, timeout_s: float = 300.0)
             result = await trio.run_process(
                 list(command),
                 cwd=str(cwd),
+                env=env,
                 capture_stdout=True,
                 stderr=subprocess.STDOUT,
                 check=False,

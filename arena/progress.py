@@ -10,6 +10,7 @@ seconds instead. `EventLog` writes a versioned JSON-lines stream (``run_started`
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections import Counter
@@ -29,7 +30,8 @@ class EventLog:
 
     def __init__(self, path: Path):
         path.parent.mkdir(parents=True, exist_ok=True)
-        self.f = open(path, "a", encoding="utf-8")  # noqa: SIM115 - closed by close()
+        # private to this user, like the store: the events carry the seeds
+        self.f = os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "a", encoding="utf-8")
 
     def emit(self, event: str, **data: Any) -> None:
         self.f.write(json.dumps({"v": EVENTS_VERSION, "event": event, "time": round(time.time(), 3), **data}) + "\n")

@@ -108,6 +108,20 @@ def _fault_table(matches: pd.DataFrame, names: list[str]) -> pd.DataFrame:
     return t
 
 
+def _ladder_tables(store_path: Path) -> tuple[list[dict], dict[str, str], list[dict]]:
+    """A ladder store's rating history, entry statuses and entries; empty for others."""
+    from .ladder_store import LadderStore
+    from .store import StoreError
+
+    try:
+        with LadderStore(store_path) as ls:
+            entries = ls.entries()
+            cols = ("key", "version", "language", "content_hash", "submitted", "status")
+            return ls.history(), {e["key"]: e["status"] for e in entries}, [{k: e[k] for k in cols} for e in entries]
+    except StoreError:
+        return [], {}, []
+
+
 def build_report(store_path: Path, out: Path, *, title: str | None = None) -> Path:
     """Write ``out/index.html`` (self-contained) and its PNGs and CSVs; returns the HTML path."""
     with Store(store_path, create=False) as store:
@@ -116,6 +130,7 @@ def build_report(store_path: Path, out: Path, *, title: str | None = None) -> Pa
         deals = pd.DataFrame(store.deals())
         runs = store.runs()
         compare = store.compare_settings()
+    history, status, entries = _ladder_tables(store_path)
     out.mkdir(parents=True, exist_ok=True)
     names = list(config.get("agents", [])) or sorted(set(matches.get("seat0", [])) | set(matches.get("seat1", [])))
     title = title or f"{config.get('format', 'tournament')} of {', '.join(names)}"
@@ -154,6 +169,19 @@ def build_report(store_path: Path, out: Path, *, title: str | None = None) -> Pa
     ax.axvline(0, color="#aaa", lw=0.8)
     ax.set_xlabel("Elo (95% interval)")
     r.figure(fig, "ratings", "ratings with 95% intervals")
+
+    # -- a ladder's rating history -----------------------------------------------------------
+    if history:
+        from .ladder import history_figure
+
+        r.h2("Rating history", "history")
+        r.p(
+            "Each agent's rating after each scheduling round, with a band of one standard error; retired agents "
+            "dashed. Ratings are refitted to all matches after every round, so earlier points move too.",
+            "note",
+        )
+        r.figure(history_figure(history, status, "Ratings over the rounds"), "history", "ratings over the rounds")
+        r.table(pd.DataFrame(entries), "entries")
 
     # -- head to head ------------------------------------------------------------------------
     r.h2("Head to head", "head-to-head")

@@ -9,25 +9,30 @@ Structure (every task lives in a nursery; nothing outlives `run_tournament`):
         matches nursery        one task per match, at most ``concurrency`` at a time
                                (a CapacityLimiter taken before the task is created)
 
-A match leases a process per seat from its agent's pool, plays with the referee, and
-sends its record to the writer. A fault forfeits that match only; the pool replaces
+A match leases a process per seat from its agent's pool (`Pools`, which a ladder keeps
+across its rounds), plays with the referee, and sends its record to the writer. Every
+process runs in the run's `Sandbox`. A fault forfeits that match only; the pool replaces
 the faulted process for later matches. Matches already in the store are skipped, so a
 killed run resumes where it stopped.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import trio
 
-from .game import derive_seed
+from .agents import Manifest
+from .game import Variant, derive_seed
 from .pool import AgentPool
-from .protocol import PROTOCOL_VERSION, Hello
+from .protocol import PROTOCOL_VERSION, Hello, TimeControl
 from .referee import MatchRecord, play_match
+from .sandbox import Sandbox
 from .schedule import MatchSpec, TournamentConfig
 from .store import Store
 
@@ -40,19 +45,84 @@ class Finished:
     finished: float
 
 
-async def run_tournament(
-    cfg: TournamentConfig,
+class Pools:
+    """One `AgentPool` per seat name, made on first use, in the caller's nursery."""
+
+    def __init__(
+        self,
+        nursery: trio.Nursery,
+        *,
+        variant: Variant,
+        time_control: TimeControl,
+        seed: int,
+        concurrency: int,
+        sandbox: Sandbox,
+        logs: Path | None = None,
+    ):
+        self.nursery = nursery
+        self.variant = variant
+        self.time_control = time_control
+        self.seed = seed
+        self.concurrency = concurrency
+        self.sandbox = sandbox
+        self.logs = logs
+        self.pools: dict[str, AgentPool] = {}
+
+    @classmethod
+    def for_config(cls, nursery: trio.Nursery, cfg: Any, sandbox: Sandbox, logs: Path | None) -> Pools:
+        """Pools for a tournament's or a ladder's config (variant, time control, seed, concurrency)."""
+        return cls(
+            nursery,
+            variant=cfg.variant,
+            time_control=cfg.time_control,
+            seed=cfg.seed,
+            concurrency=cfg.concurrency,
+            sandbox=sandbox,
+            logs=logs,
+        )
+
+    def get(self, name: str, manifest: Manifest) -> AgentPool:
+        pool = self.pools.get(name)
+        if pool is None:
+            hello = Hello(
+                protocol=PROTOCOL_VERSION,
+                variant=self.variant.to_dict(),
+                time_control=self.time_control.to_dict(),
+                seed=derive_seed(self.seed, "agent", name),
+            )
+            pool = self.pools[name] = AgentPool(
+                manifest,
+                hello,
+                self.nursery,
+                concurrency=self.concurrency,
+                sandbox=self.sandbox,
+                logs=self.logs,
+                label=name,
+            )
+        return pool
+
+    def close(self, name: str | None = None) -> None:
+        """Retire the processes of one seat name, or of all."""
+        for key in [name] if name is not None else list(self.pools):
+            pool = self.pools.pop(key, None)
+            if pool is not None:
+                pool.close()
+
+
+async def play(
     specs: list[MatchSpec],
+    manifests: dict[str, Manifest],
+    pools: Pools,
     store: Store,
     run_id: int,
     *,
     on_finished: Callable[[Finished], None] | None = None,
     should_stop: Callable[[], bool] | None = None,
-    logs: Path | None = None,
 ) -> int:
     """Play ``specs`` (those not already in the store) and store each; returns how many
-    were played. ``should_stop`` is asked after each stored match: when it says yes (an
-    SPRT has decided), matches still in flight are cancelled and not stored."""
+    were played. ``manifests`` maps the specs' seat names to agents. ``should_stop`` is
+    asked after each stored match: when it says yes (an SPRT has decided, a ladder was
+    asked for N matches), matches still in flight are cancelled and not stored."""
     done = store.done_ids()
     todo = [s for s in specs if s.match_id not in done]
     if not todo:
@@ -83,48 +153,61 @@ async def run_tournament(
                 if should_stop is not None and should_stop():
                     matches_scope.cancel()
 
-    async with trio.open_nursery() as processes:
-        pools = {
-            m.name: AgentPool(
-                m,
-                Hello(
-                    protocol=PROTOCOL_VERSION,
-                    variant=cfg.variant.to_dict(),
-                    time_control=cfg.time_control.to_dict(),
-                    seed=derive_seed(cfg.seed, "agent", m.name),
-                ),
-                processes,
-                concurrency=cfg.concurrency,
-                logs=logs,
-            )
-            for m in cfg.agents
-        }
-        limiter = trio.CapacityLimiter(cfg.concurrency)
+    limiter = trio.CapacityLimiter(pools.concurrency)
 
-        async def play_one(spec: MatchSpec, out: trio.MemorySendChannel[Finished]) -> None:
-            async with out:
-                try:
-                    first, second = sorted(range(2), key=lambda s: spec.seats[s])  # lease in name order
-                    async with pools[spec.seats[first]].lease() as p_first:
-                        async with pools[spec.seats[second]].lease() as p_second:
-                            seated = [p_first, p_second] if first == 0 else [p_second, p_first]
-                            t0 = time.time()
-                            rec = await play_match(spec.match_id, spec.seed, cfg.variant, seated, cfg.time_control)
-                            t1 = time.time()
-                finally:
-                    limiter.release_on_behalf_of(spec)
-                await out.send(Finished(spec, rec, t0, t1))
+    async def play_one(spec: MatchSpec, out: trio.MemorySendChannel[Finished]) -> None:
+        async with out:
+            try:
+                first, second = sorted(range(2), key=lambda s: spec.seats[s])  # lease in name order
+                pool_first = pools.get(spec.seats[first], manifests[spec.seats[first]])
+                pool_second = pools.get(spec.seats[second], manifests[spec.seats[second]])
+                async with pool_first.lease() as p_first, pool_second.lease() as p_second:
+                    seated = [p_first, p_second] if first == 0 else [p_second, p_first]
+                    t0 = time.time()
+                    rec = await play_match(spec.match_id, spec.seed, pools.variant, seated, pools.time_control)
+                    t1 = time.time()
+            finally:
+                limiter.release_on_behalf_of(spec)
+            await out.send(Finished(spec, rec, t0, t1))
 
-        try:
-            async with trio.open_nursery() as work:
-                work.start_soon(writer)
-                async with send:
-                    with matches_scope:
-                        async with trio.open_nursery() as matches:
-                            for spec in todo:
-                                await limiter.acquire_on_behalf_of(spec)
-                                matches.start_soon(play_one, spec, send.clone())
-        finally:
-            for pool in pools.values():
-                pool.close()
+    async with trio.open_nursery() as work:
+        work.start_soon(writer)
+        async with send:
+            with matches_scope:
+                async with trio.open_nursery() as matches:
+                    for spec in todo:
+                        await limiter.acquire_on_behalf_of(spec)
+                        matches.start_soon(play_one, spec, send.clone())
     return played
+
+
+async def run_tournament(
+    cfg: TournamentConfig,
+    specs: list[MatchSpec],
+    store: Store,
+    run_id: int,
+    *,
+    on_finished: Callable[[Finished], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    logs: Path | None = None,
+    sandbox: Sandbox | None = None,
+) -> int:
+    """Play a tournament's ``specs`` with `play`, its processes started on demand and
+    all stopped at the end; each runs in ``sandbox`` (default: a new default one)."""
+    with contextlib.ExitStack() as stack:
+        if sandbox is None:
+            sandbox = stack.enter_context(Sandbox())
+        async with trio.open_nursery() as processes:
+            pools = Pools.for_config(processes, cfg, sandbox, logs)
+            try:
+                return await play(
+                    specs,
+                    {m.name: m for m in cfg.agents},
+                    pools,
+                    store,
+                    run_id,
+                    on_finished=on_finished,
+                    should_stop=should_stop,
+                )
+            finally:
+                pools.close()

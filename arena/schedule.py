@@ -13,6 +13,8 @@ A config (TOML, every field also a flag of ``arena tournament``)::
     variant = "sixty-six"                # or a table: {base = "schnapsen", close_min_talon = 4}
     [time_control]                       # optional: move_ms, bank_ms, first_move_ms, grace_ms, clock
     move_ms = 1000
+    [sandbox]                            # optional: enabled, memory_mb, cpu_s, processes, file_mb,
+    memory_mb = 1024                     # open_files (see arena.sandbox; not part of the results)
 
 Each **pair** is two matches with the seats swapped. Both use the match seed
 ``derive_seed(seed, "pair", a, b, k)`` for pairing (a, b) and pair index k, so deal j of
@@ -34,9 +36,13 @@ from .agents import Manifest, resolve
 from .errors import UserError, read_toml
 from .game import Variant, VariantError, derive_seed
 from .protocol import TimeControl
+from .sandbox import Policy
 
 FORMATS = ("head-to-head", "round-robin", "gauntlet")
-FIELDS = ("name", "format", "agents", "challenger", "pairs", "seed", "concurrency", "store", "variant", "time_control")
+FIELDS = (
+    "name", "format", "agents", "challenger", "pairs", "seed", "concurrency", "store", "variant", "time_control",
+    "sandbox",
+)  # fmt: skip
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,6 +71,7 @@ class TournamentConfig:
     variant: Variant
     time_control: TimeControl
     source: str = "flags"  # where it came from, for error messages
+    sandbox: Policy = Policy()  # how agents are run, not what the results are: not in identity()
 
     @property
     def names(self) -> list[str]:
@@ -215,6 +222,10 @@ def load_config(
         except ValueError as e:
             raise _err(key if key in tc_flags else "time_control", str(e)) from None
     time_control = TimeControl(**tc)
+    sandbox = data.get("sandbox", {})
+    if not isinstance(sandbox, dict):
+        raise _err("sandbox", f"must be a table, got {sandbox!r}")
+    policy = Policy.from_dict(sandbox, f"{source}: [sandbox]")
     return TournamentConfig(
         name=name,
         format=fmt,
@@ -227,4 +238,5 @@ def load_config(
         variant=variant,
         time_control=time_control,
         source=src,
+        sandbox=policy,
     )

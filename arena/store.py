@@ -23,6 +23,7 @@ refused with a one-line error.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import statistics
 import time
@@ -93,6 +94,9 @@ class Store:
             raise StoreError(f"{self.path}: no such store")
         if create:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            # The store holds the seeds and every deal: readable by this user only (SQLite
+            # gives its -wal and -shm files the same mode), so no sandboxed agent reads it.
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
             self.db.execute("PRAGMA journal_mode=WAL")

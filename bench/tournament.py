@@ -1,6 +1,6 @@
 """Tournament throughput and memory: many matches between two Python random agents.
 
-    python bench/tournament.py [--matches 10000] [--concurrency 8] [--in-flight 2000]
+    python bench/tournament.py [--matches 10000] [--concurrency 8] [--in-flight 2000] [--no-sandbox]
 
 Runs, each in a fresh child process so that peak memory is the referee's own:
 (1) the echo round-trip rate (as in bench/protocol.py); (2) a head-to-head tournament
@@ -8,7 +8,8 @@ of ``--matches`` matches between two copies of the random agent through the full
 (pools, store, one transaction per match) at ``--concurrency``; (3) the same with
 ``--in-flight`` matches at once against agents that declare that capacity, for the
 referee's peak RSS. Prints matches/s, decisions/s, peak RSS, and decisions/s as a share
-of the echo rate.
+of the echo rate. (2) runs twice, with the sandbox (the default) and without, for the
+sandbox's cost on throughput.
 """
 
 from __future__ import annotations
@@ -33,23 +34,24 @@ raise SystemExit(run(factory=RandomStrategy, name="random", version="1.0.0", cap
 
 
 def make_agents(folder: Path, capacity: int) -> list[str]:
-    (folder / "random_agent.py").write_text(AGENT)
     names = []
     for name in ("random-a", "random-b"):
         d = folder / name
         d.mkdir()
+        (d / "random_agent.py").write_text(AGENT)
         (d / "agent.toml").write_text(
             f'name = "{name}"\nversion = "1"\nlanguage = "python"\n'
-            f'command = ["{{python}}", "{folder / "random_agent.py"}", "{capacity}"]\n'
+            f'command = ["{{python}}", "random_agent.py", "{capacity}"]\n'
         )
         names.append(str(d))
     return names
 
 
-def tournament(matches: int, concurrency: int, capacity: int) -> dict:
+def tournament(matches: int, concurrency: int, capacity: int, sandboxed: int = 1) -> dict:
     import trio
 
     from arena.runner import run_tournament
+    from arena.sandbox import Policy, Sandbox
     from arena.schedule import load_config
     from arena.store import Store
 
@@ -66,7 +68,8 @@ def tournament(matches: int, concurrency: int, capacity: int) -> dict:
             store.bind_config(cfg.identity(), cfg.config_hash)
             run_id = store.start_run("bench", None, [])
             t0 = time.perf_counter()
-            played = trio.run(run_tournament, cfg, specs, store, run_id)
+            with Sandbox(Policy(enabled=bool(sandboxed))) as sandbox:
+                played = trio.run(lambda: run_tournament(cfg, specs, store, run_id, sandbox=sandbox))
             dt = time.perf_counter() - t0
             rows = store.matches()
         decisions = sum(r["decisions0"] + r["decisions1"] for r in rows)
@@ -108,13 +111,17 @@ def main() -> None:
         return
     e = child("echo")["echo_per_s"]
     print(f"echo agent round trips: {e:,.0f} /s")
-    r = child("run", str(args.matches), str(args.concurrency), "16")
-    print(
-        f"{r['matches']} matches, {args.concurrency} in flight: {r['seconds']:.1f} s, "
-        f"{r['matches_per_s']:.1f} matches/s, "
-        f"{r['decisions_per_s']:,.0f} decisions/s = {100 * r['decisions_per_s'] / e:.0f}% of the echo rate; "
-        f"faults {r['faults']}; referee peak RSS {r['peak_rss_mb']:.0f} MB"
-    )
+    rates = {}
+    for label, flag in (("sandboxed", "1"), ("no sandbox", "0")):
+        r = child("run", str(args.matches), str(args.concurrency), "16", flag)
+        rates[label] = r["matches_per_s"]
+        print(
+            f"{r['matches']} matches, {args.concurrency} in flight, {label}: {r['seconds']:.1f} s, "
+            f"{r['matches_per_s']:.1f} matches/s, "
+            f"{r['decisions_per_s']:,.0f} decisions/s = {100 * r['decisions_per_s'] / e:.0f}% of the echo rate; "
+            f"faults {r['faults']}; referee peak RSS {r['peak_rss_mb']:.0f} MB"
+        )
+    print(f"sandboxed / no sandbox throughput: {rates['sandboxed'] / rates['no sandbox']:.2f}")
     n = max(args.in_flight * 2, 4000)
     r = child("run", str(n), str(args.in_flight), str(args.in_flight))
     print(

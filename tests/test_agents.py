@@ -95,7 +95,7 @@ def test_a_bad_build_is_a_one_line_error(tmp_path):
     [("crash-at-start", "FAIL  handshake: handshake:"), ("illegal", "FAIL  match (sixty-six, seat 0): illegal-action")],
 )
 def test_check_reports_failures_with_reasons(broken, failing):
-    p = arena("check", f"tests/agents/{broken}")
+    p = arena("check", f"tests/agents/broken/{broken}.toml")
     assert p.returncode == 1
     assert any(line.startswith(failing) for line in p.stdout.splitlines()), p.stdout
     assert p.stdout.splitlines()[-1].endswith("failed") and not p.stdout.splitlines()[-1].endswith(" 0 failed")

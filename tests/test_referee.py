@@ -17,6 +17,7 @@ from arena.agents import resolve
 from arena.duel import duel
 from arena.game import Match, get_variant, observation
 from arena.protocol import TimeControl, decode_referee_line
+from arena.sandbox import Policy, Sandbox
 
 HERE = Path(__file__).resolve().parent
 FAST = TimeControl(move_ms=300, bank_ms=0, first_move_ms=300, grace_ms=100)
@@ -39,13 +40,18 @@ def group_alive(pgid: int) -> list[int]:
 
 
 def play(a: str, b: str, *, seed: int = 1, variant: str = "sixty-six", tc: TimeControl = FAST, logs=None, **kw):
+    """One match. The sandbox is off: these tests are about the referee's handling of
+    faults, and some agents here report through files and variables a sandbox would not
+    let through; test_sandbox.py runs hostile agents inside it."""
     pgids: list[int] = []
     manifests = [resolve(x if "/" not in x else str(HERE.parent / x)) for x in (a, b)]
-    rec = trio.run(
-        lambda: duel(
-            manifests, seed, get_variant(variant), tc, logs=logs, on_start=lambda s, p: pgids.append(p.pid), **kw
-        )
-    )
+    with Sandbox(Policy(enabled=False)) as sandbox:
+        rec = trio.run(
+            lambda: duel(
+                manifests, seed, get_variant(variant), tc, logs=logs, on_start=lambda s, p: pgids.append(p.pid),
+                sandbox=sandbox, **kw,
+            )
+        )  # fmt: skip
     return rec, pgids
 
 
@@ -75,7 +81,8 @@ CASES = [(*b, 0) for b in BROKEN] + [
 def test_broken_agent_forfeits_with_its_fault_and_leaves_no_process(name, code, detail, seat, tmp_path, monkeypatch):
     pidfile = tmp_path / "child.pid"
     monkeypatch.setenv("BROKEN_PIDFILE", str(pidfile))
-    pair = [f"tests/agents/{name}", "random"] if seat == 0 else ["random", f"tests/agents/{name}"]
+    agent = f"tests/agents/broken/{name}.toml"
+    pair = [agent, "random"] if seat == 0 else ["random", agent]
     rec, pgids = play(*pair, logs=tmp_path)
     f = rec.forfeit
     assert f is not None and f.seat == seat and f.code == code, rec.forfeit
@@ -101,7 +108,7 @@ def _alive(pid: int) -> bool:
 
 
 def test_stderr_flood_is_capped_and_the_match_goes_on(tmp_path):
-    rec, _ = play("tests/agents/stderr-flood", "random", logs=tmp_path)
+    rec, _ = play("tests/agents/broken/stderr-flood.toml", "random", logs=tmp_path)
     assert rec.forfeit is None and max(rec.score) >= 7
     log = next(tmp_path.glob("*stderr-flood.log"))
     data = log.read_bytes()
@@ -188,7 +195,7 @@ def test_a_command_that_cannot_start_is_a_handshake_forfeit(tmp_path):
 def test_cpu_clock_charges_cpu_time_not_waiting(name, clock, fault, tmp_path):
     # "late" sleeps 1 s at its third request, "spin" burns 1 s of CPU; the budget is 0.4 s.
     tc = TimeControl(move_ms=300, bank_ms=0, first_move_ms=300, grace_ms=100, clock=clock)
-    rec, pgids = play(f"tests/agents/{name}", "random", tc=tc, logs=tmp_path)
+    rec, pgids = play(f"tests/agents/broken/{name}.toml", "random", tc=tc, logs=tmp_path)
     assert (rec.forfeit.code if rec.forfeit else None) == fault
     if fault is None:
         assert max(rec.latency_ms[0]) > 900  # it did take a second of wall time
@@ -215,7 +222,7 @@ def test_cpu_clock_charges_cpu_time_not_waiting(name, clock, fault, tmp_path):
 def test_no_line_from_an_agent_crashes_the_referee(line, code, monkeypatch, tmp_path):
     (tmp_path / "line").write_bytes(line)
     monkeypatch.setenv("PARROT_FILE", str(tmp_path / "line"))
-    rec, pgids = play("tests/agents/parrot", "random", logs=tmp_path)
+    rec, pgids = play("tests/agents/broken/parrot.toml", "random", logs=tmp_path)
     assert rec.forfeit is not None and rec.forfeit.seat == 0 and rec.forfeit.code == code, rec.forfeit
     assert all(group_alive(p) == [] for p in pgids)
 
@@ -226,7 +233,7 @@ def test_never_more_requests_in_flight_than_the_declared_capacity():
         from arena.protocol import Hello, Request
 
         hello = Hello(protocol=1, variant={}, time_control={}, seed=1)
-        launch = resolve(str(HERE / "agents" / "pipelined")).launch()
+        launch = resolve(str(HERE / "agents" / "broken" / "pipelined.toml")).launch()
         answers = {}
         async with open_agent(launch, hello) as agent:
             assert agent.capacity == 2

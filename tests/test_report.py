@@ -23,8 +23,9 @@ def arena(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
 @pytest.fixture(scope="module")
 def store(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("report") / "rr.sqlite"
-    p = arena("tournament", "--agents", "random,greedy,c-cautious,tests/agents/crash-mid-match", "--pairs", "3",
-              "--seed", "3", "--store", str(path), "--quiet", "--no-report")  # fmt: skip
+    crash = "tests/agents/broken/crash-mid-match.toml"
+    p = arena("tournament", "--agents", f"random,greedy,c-cautious,{crash}", "--pairs", "3", "--seed", "3",
+              "--store", str(path), "--quiet", "--no-report")  # fmt: skip
     assert p.returncode == 0, p.stderr
     return path
 

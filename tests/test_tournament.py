@@ -24,7 +24,7 @@ from arena.store import TIMING_COLUMNS
 ROOT = Path(__file__).resolve().parent.parent
 RR = ["random", "greedy", "c-cautious"]
 RR_PAIRINGS = [("random", "greedy"), ("random", "c-cautious"), ("greedy", "c-cautious")]
-CRASH = "tests/agents/crash-mid-match"
+CRASH = "tests/agents/broken/crash-mid-match.toml"
 
 
 def arena(*args: str | Path, timeout: float = 120) -> subprocess.CompletedProcess:

@@ -14,8 +14,11 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("arena.commands.replay", "play a stored match again and check that it comes out the same"),
     "merge": ("arena.commands.merge", "combine the stores of tournament shards"),
     "export": ("arena.commands.export", "write a store's matches and deals as CSV, Parquet or JSON lines"),
+    "submit": ("arena.commands.submit", "validate, build, check and enter an agent into a ladder (sandboxed)"),
+    "ladder": ("arena.commands.ladder", "a persistent ladder: init, run, standings, history, retire"),
     "match": ("arena.commands.match", "play one match between two agents, play by play"),
     "check": ("arena.commands.check", "run the protocol conformance suite against an agent"),
     "selfplay": ("arena.commands.selfplay", "play whole matches between built-in Python strategies"),
     "rules": ("arena.commands.rules", "list the variant presets and every rule flag"),
+    "sandbox-info": ("arena.commands.sandbox_info", "which sandbox mechanisms agent processes get on this machine"),
 }

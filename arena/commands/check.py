@@ -9,6 +9,8 @@ import trio
 
 from ..agents import build_all, resolve
 from ..conformance import Item, check
+from ..options import add_sandbox, sandbox_policy
+from ..sandbox import Sandbox
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -16,6 +18,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--logs", type=Path, default=Path("reports/logs"), help="agents' stderr logs (default: reports/logs)"
     )
+    add_sandbox(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -29,7 +32,8 @@ def run(args: argparse.Namespace) -> int:
     def show(item: Item) -> None:
         print(f"{'PASS' if item.ok else 'FAIL'}  {item.name}: {item.detail}", flush=True)
 
-    items = trio.run(lambda: check(manifest, show, logs=args.logs))
+    with Sandbox(sandbox_policy(args)) as sandbox:
+        items = trio.run(lambda: check(manifest, show, logs=args.logs, sandbox=sandbox))
     failed = sum(not i.ok for i in items)
     print(f"{len(items) - failed} passed, {failed} failed")
     return 0 if failed == 0 else 1

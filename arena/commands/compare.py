@@ -18,8 +18,9 @@ import trio
 from ..agents import build_all
 from ..compare import PairFeed, describe, feed_rows, new_test
 from ..errors import UserError
-from ..options import add_time_control_overrides, time_control_overrides
+from ..options import add_sandbox, add_time_control_overrides, sandbox_policy, time_control_overrides
 from ..runner import Finished, run_tournament
+from ..sandbox import Sandbox, private
 from ..schedule import load_config
 from ..store import Store
 from .tournament import code_version
@@ -45,6 +46,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     r.add_argument("--resume", action="store_true", help="continue a comparison stored in --store")
     r.add_argument("--quiet", action="store_true", help="print only the result")
     r.add_argument("--no-report", action="store_true", help="do not write the HTML report")
+    add_sandbox(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -109,8 +111,10 @@ def run(args: argparse.Namespace) -> int:
             if not decided():
                 logs = cfg.store.with_name(cfg.store.stem + "-logs")
                 logs.mkdir(parents=True, exist_ok=True)
-                trio.run(lambda: run_tournament(cfg, specs, store, run_id, on_finished=finished, should_stop=decided,
-                                                logs=logs))  # fmt: skip
+                private(logs)
+                with Sandbox(sandbox_policy(args)) as sandbox:
+                    trio.run(lambda: run_tournament(cfg, specs, store, run_id, on_finished=finished,
+                                                    should_stop=decided, logs=logs, sandbox=sandbox))  # fmt: skip
         finally:
             store.finish_run(run_id)
     print(describe(test, margins, settings))

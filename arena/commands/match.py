@@ -11,9 +11,10 @@ import trio
 from ..agents import build_all, resolve
 from ..errors import UserError
 from ..game import VariantError, get_variant
-from ..options import add_time_control, time_control_from
+from ..options import add_sandbox, add_time_control, sandbox_policy, time_control_from
 from ..playbyplay import PlayByPlay
 from ..referee import MatchRecord
+from ..sandbox import Sandbox
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -27,6 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--quiet", action="store_true", help="print only the result")
     add_time_control(p)
+    add_sandbox(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -43,9 +45,11 @@ def run(args: argparse.Namespace) -> int:
     printer = PlayByPlay(names) if not args.quiet else None
     from ..duel import duel
 
-    rec = trio.run(
-        lambda: duel(manifests, args.seed, variant, tc, logs=args.logs, on_event=printer.event if printer else None)
-    )
+    with Sandbox(sandbox_policy(args)) as sandbox:
+        rec = trio.run(
+            lambda: duel(manifests, args.seed, variant, tc, logs=args.logs, on_event=printer.event if printer else None,
+                         sandbox=sandbox)
+        )  # fmt: skip
     print(summary(rec, names))
     if args.record:
         args.record.parent.mkdir(parents=True, exist_ok=True)

@@ -17,8 +17,10 @@ from ..agents import build_all, load_manifest
 from ..duel import duel
 from ..errors import UserError
 from ..game import Variant, derive_seed
+from ..options import add_sandbox, sandbox_policy
 from ..playbyplay import PlayByPlay
 from ..protocol import TimeControl
+from ..sandbox import Sandbox
 from ..store import Store
 
 
@@ -29,6 +31,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--logs", type=Path, default=Path("reports/logs"), help="agents' stderr logs (default: reports/logs)"
     )
+    add_sandbox(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,10 +57,11 @@ def run(args: argparse.Namespace) -> int:
     printer = PlayByPlay([m.name for m in manifests]) if args.play_by_play else None
     args.logs = args.logs or args.store.with_name(args.store.stem + "-logs")
     args.logs.mkdir(parents=True, exist_ok=True)
-    rec = trio.run(
-        lambda: duel(manifests, row["seed"], variant, tc, match_id=row["id"], logs=args.logs, hello_seeds=seeds,
-                     on_event=printer.event if printer else None)
-    )  # fmt: skip
+    with Sandbox(sandbox_policy(args)) as sandbox:
+        rec = trio.run(
+            lambda: duel(manifests, row["seed"], variant, tc, match_id=row["id"], logs=args.logs, hello_seeds=seeds,
+                         on_event=printer.event if printer else None, sandbox=sandbox)
+        )  # fmt: skip
     stored = [d["actions"].split() if d["actions"] else [] for d in deals]
     again = [d.actions for d in rec.deals]
     for k in range(max(len(stored), len(again))):

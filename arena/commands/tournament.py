@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import subprocess
 import sys
@@ -13,9 +14,10 @@ import trio
 from .. import __version__
 from ..agents import build_all
 from ..errors import UserError
-from ..options import add_time_control_overrides, time_control_overrides
+from ..options import add_sandbox, add_time_control_overrides, sandbox_policy, time_control_overrides
 from ..progress import EventLog, Progress, match_event
 from ..runner import Finished, run_tournament
+from ..sandbox import Sandbox, private
 from ..schedule import FORMATS, TournamentConfig, load_config, shard
 from ..standings import format_standings, standings
 from ..store import Store
@@ -41,6 +43,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     r.add_argument("--events", type=Path, metavar="FILE", help="append a JSON-lines event stream to FILE")
     r.add_argument("--logs", type=Path, help="agents' stderr logs (default: next to the store)")
     r.add_argument("--no-report", action="store_true", help="do not write the HTML report at the end")
+    add_sandbox(r)
 
 
 def config_from_args(args: argparse.Namespace) -> TournamentConfig:
@@ -74,6 +77,7 @@ def code_version() -> str:
 
 def run(args: argparse.Namespace) -> int:
     cfg = config_from_args(args)
+    cfg = dataclasses.replace(cfg, sandbox=sandbox_policy(args, cfg.sandbox))
     return run_config(cfg, resume=args.resume, shard_spec=args.shard, quiet=args.quiet, events=args.events,
                       logs=args.logs, report=not args.no_report)  # fmt: skip
 
@@ -113,6 +117,7 @@ def run_config(
         run_id = store.start_run(code_version(), shard_spec, argv if argv is not None else sys.argv)
         logs = logs or cfg.store.with_suffix("").with_name(cfg.store.stem + "-logs")
         logs.mkdir(parents=True, exist_ok=True)
+        private(logs)
         log = EventLog(events) if events else None
         mine_ids = {s.match_id for s in mine}
         rows = [r for r in store.matches() if r["id"] in mine_ids]
@@ -141,12 +146,13 @@ def run_config(
             async with trio.open_nursery() as nursery:
                 if not quiet:
                     nursery.start_soon(progress.display)
-                n = await run_tournament(cfg, specs, store, run_id, on_finished=finished, logs=logs)
+                n = await run_tournament(cfg, specs, store, run_id, on_finished=finished, logs=logs, sandbox=sandbox)
                 nursery.cancel_scope.cancel()
             return n
 
         try:
-            played = trio.run(main)
+            with Sandbox(cfg.sandbox) as sandbox:
+                played = trio.run(main)
         finally:
             store.finish_run(run_id)
             if log:

@@ -1,0 +1,403 @@
+"""A persistent ladder: submitted agents, rounds of duplicate pairs, ratings over time.
+
+A ladder is a folder, private to the user who made it (mode 0700, so no sandboxed
+agent can read it)::
+
+    ladder.toml      its settings (see `LadderConfig`)
+    ladder.sqlite    its store (`arena.ladder_store`): entries, planned pairs, matches,
+                     deals, rating history
+    agents/          immutable copies of the submitted agents, name/version-hash/
+    logs/            the agents' stderr logs
+
+``arena ladder run`` plays rounds. Each round reads the active entries afresh (so a
+submission joins at the next round), fits the ratings to every match so far, and plans
+``round_pairs`` duplicate pairs with `choose_pairs`: pairings whose result would most
+reduce the ranking's uncertainty, drawn at random in proportion to that, so that agents
+with few games and pairs of close ratings come first without starving anyone. The pairs
+are written before they are played, and each match is written atomically when it ends,
+so a run killed at any point (SIGKILL included) resumes with the open pairs, under the
+same match ids and seeds: nothing lost, nothing counted twice. After a round each
+agent's rating is appended to the history.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import os
+import random
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .agents import Manifest, load_manifest
+from .errors import UserError, read_toml
+from .game import Variant, VariantError, derive_seed
+from .ladder_store import LadderStore
+from .protocol import TimeControl
+from .rating import Ratings, expected_score, fit
+from .sandbox import Policy, private
+from .schedule import MatchSpec
+
+CONFIG = "ladder.toml"
+STORE = "ladder.sqlite"
+FIELDS = ("name", "seed", "variant", "time_control", "concurrency", "round_pairs", "sandbox", "submit")
+SUBMIT_FIELDS = ("max_mb", "max_files", "build_timeout_s", "check")
+#: The Elo scale's logistic slope: P(win) = 1 / (1 + exp(-C * diff)).
+C = math.log(10) / 400
+
+
+@dataclasses.dataclass(frozen=True)
+class SubmitRules:
+    """What `arena submit` accepts into this ladder."""
+
+    max_mb: int = 50  # the folder's size, build outputs left out
+    max_files: int = 2000
+    build_timeout_s: int = 300
+    check: bool = True  # run the conformance suite before accepting
+
+
+@dataclasses.dataclass(frozen=True)
+class LadderConfig:
+    """A ladder's settings, from ``ladder.toml``."""
+
+    folder: Path
+    name: str = "ladder"
+    seed: int = 1
+    variant: Variant = dataclasses.field(default_factory=lambda: Variant.from_dict({"base": "sixty-six"}))
+    time_control: TimeControl = TimeControl()
+    concurrency: int = dataclasses.field(default_factory=lambda: max(2, os.cpu_count() or 2))
+    round_pairs: int = 0  # pairs per round; 0: as many as matches in flight
+    sandbox: Policy = Policy()
+    submit: SubmitRules = SubmitRules()
+
+    @property
+    def store_path(self) -> Path:
+        return self.folder / STORE
+
+    @property
+    def agents_dir(self) -> Path:
+        return self.folder / "agents"
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.folder / "logs"
+
+    @property
+    def pairs_per_round(self) -> int:
+        return self.round_pairs or max(2, self.concurrency)
+
+    def identity(self) -> dict[str, Any]:
+        """What the ladder's results depend on (stored, checked on every open)."""
+        return {
+            "format": "ladder",
+            "name": self.name,
+            "seed": self.seed,
+            "variant": self.variant.to_dict(),
+            "time_control": self.time_control.to_dict(),
+        }
+
+    @property
+    def config_hash(self) -> str:
+        return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()
+
+    def to_toml(self) -> str:
+        tc = self.time_control.to_dict()
+        lines = [
+            f"name = {json.dumps(self.name)}",
+            f"seed = {self.seed}",
+            f"variant = {json.dumps(self.variant.name)}",
+            f"concurrency = {self.concurrency}",
+            f"round_pairs = {self.round_pairs}  # duplicate pairs per scheduling round; 0: as many as concurrency",
+            "",
+            "[time_control]",
+            *(f"{k} = {json.dumps(v)}" for k, v in tc.items()),
+            "",
+            "[sandbox]  # limits of every agent process; arena sandbox-info shows what is active",
+            *(f"{k} = {json.dumps(v)}" for k, v in self.sandbox.to_dict().items()),
+            "",
+            "[submit]  # what arena submit accepts",
+            *(f"{k} = {json.dumps(getattr(self.submit, k))}" for k in SUBMIT_FIELDS),
+        ]
+        return "\n".join(lines) + "\n"
+
+
+def _positive(value: Any, where: str, field: str, *, zero: bool = False) -> int:
+    if type(value) is not int or value < (0 if zero else 1):
+        kind = "a non-negative" if zero else "a positive"
+        raise UserError(f"{where}: field '{field}' must be {kind} integer, got {value!r}")
+    return value
+
+
+def parse_config(folder: Path, data: dict[str, Any], where: str) -> LadderConfig:
+    """Validate a ladder's settings; `UserError` names the file and field."""
+    unknown = sorted(set(data) - set(FIELDS))
+    if unknown:
+        raise UserError(f"{where}: unknown field '{unknown[0]}' (known: {', '.join(FIELDS)})")
+    kw: dict[str, Any] = {}
+    if "name" in data:
+        if not isinstance(data["name"], str) or not data["name"]:
+            raise UserError(f"{where}: field 'name' must be a non-empty string, got {data['name']!r}")
+        kw["name"] = data["name"]
+    if "seed" in data:
+        kw["seed"] = _positive(data["seed"], where, "seed", zero=True)
+    if "concurrency" in data:
+        kw["concurrency"] = _positive(data["concurrency"], where, "concurrency")
+    if "round_pairs" in data:
+        kw["round_pairs"] = _positive(data["round_pairs"], where, "round_pairs", zero=True)
+    if "variant" in data:
+        raw = data["variant"]
+        try:
+            kw["variant"] = Variant.from_dict({"base": raw} if isinstance(raw, str) else raw)
+        except (VariantError, TypeError, AttributeError) as e:
+            raise UserError(f"{where}: field 'variant' is not a valid variant: {e}") from None
+    if "time_control" in data:
+        tc = data["time_control"]
+        if not isinstance(tc, dict):
+            raise UserError(f"{where}: field 'time_control' must be a table, got {tc!r}")
+        try:
+            kw["time_control"] = TimeControl(**tc)
+        except (TypeError, ValueError) as e:
+            raise UserError(f"{where}: [time_control]: {e}") from None
+    for table in ("sandbox", "submit"):
+        if table in data and not isinstance(data[table], dict):
+            raise UserError(f"{where}: field '{table}' must be a table, got {data[table]!r}")
+    if "sandbox" in data:
+        kw["sandbox"] = Policy.from_dict(data["sandbox"], f"{where}: [sandbox]")
+    if "submit" in data:
+        sub = data["submit"]
+        bad = sorted(set(sub) - set(SUBMIT_FIELDS))
+        if bad:
+            raise UserError(f"{where}: [submit]: unknown field '{bad[0]}' (known: {', '.join(SUBMIT_FIELDS)})")
+        rules = {}
+        for key in SUBMIT_FIELDS:
+            if key in sub:
+                if key == "check":
+                    if not isinstance(sub[key], bool):
+                        raise UserError(f"{where}: [submit]: field 'check' must be true or false, got {sub[key]!r}")
+                    rules[key] = sub[key]
+                else:
+                    rules[key] = _positive(sub[key], f"{where}: [submit]", key)
+        kw["submit"] = SubmitRules(**rules)
+    return LadderConfig(folder=folder, **kw)
+
+
+def load(folder: Path) -> LadderConfig:
+    """The ladder in ``folder``; `UserError` if there is none or its settings are bad."""
+    path = folder / CONFIG
+    data = read_toml(path, f"{folder}: no ladder here (no {CONFIG}); make one with arena ladder init {folder}")
+    cfg = parse_config(folder.resolve(), data, str(path))
+    if not cfg.store_path.is_file():
+        raise UserError(f"{cfg.store_path}: the ladder's store is missing")
+    return cfg
+
+
+def init(folder: Path, settings: dict[str, Any]) -> LadderConfig:
+    """Make a new ladder folder: settings, store, private permissions."""
+    if (folder / CONFIG).exists():
+        raise UserError(f"{folder}: already holds a ladder ({CONFIG})")
+    cfg = parse_config(folder.resolve(), settings, "flags")
+    folder.mkdir(parents=True, exist_ok=True)
+    private(folder)
+    for sub in (cfg.agents_dir, cfg.logs_dir):
+        sub.mkdir(exist_ok=True)
+        private(sub)
+    (folder / CONFIG).write_text(cfg.to_toml())
+    private(folder / CONFIG)
+    with LadderStore(cfg.store_path, create=True) as store:
+        store.bind_config(cfg.identity(), cfg.config_hash)
+    private(cfg.store_path)
+    return cfg
+
+
+def open_store(cfg: LadderConfig) -> LadderStore:
+    store = LadderStore(cfg.store_path)
+    store.bind_config(cfg.identity(), cfg.config_hash)
+    return store
+
+
+def manifests(store: LadderStore, keys: Sequence[str]) -> dict[str, Manifest]:
+    """The immutable copies of the entries ``keys``, under their entry keys."""
+    out = {}
+    for key in keys:
+        e = store.entry(key)
+        if e is None:
+            raise UserError(f"{store.path}: no entry {key!r}")
+        out[key] = load_manifest(Path(e["folder"]))
+    return out
+
+
+# -- ratings and scheduling ---------------------------------------------------------------------
+
+
+def ratings(store: LadderStore) -> Ratings:
+    """Ratings of every entry (retired ones too) from every match so far."""
+    return fit(store.matches(), [e["key"] for e in store.entries()])
+
+
+def choose_pairs(
+    active: Sequence[str], rated: Ratings, n: int, rng: random.Random, *, played: dict[tuple[str, str], int]
+) -> list[tuple[str, str]]:
+    """``n`` pairings among ``active``, drawn one at a time with probability proportional
+    to how much a pair's two games would shrink the ratings' variance:
+    ``p(1-p) * (var_a + var_b) / (1 + games_ab / 4)``, where p is the expected score
+    and var a rating's variance. After each draw the two variances are updated as if the
+    games were played (Fisher information ``2 C^2 p(1-p)``), so a round spreads out."""
+    if len(active) < 2:
+        return []
+    idx = {k: rated.index(k) for k in active}
+    elo = {k: float(rated.elo[i]) for k, i in idx.items()}
+    var = {k: float(rated.se[i]) ** 2 for k, i in idx.items()}
+    played = dict(played)
+    cands = [(a, b) for i, a in enumerate(active) for b in active[i + 1 :]]
+    out = []
+    for _ in range(n):
+        weights = []
+        for a, b in cands:
+            p = float(expected_score(elo[a] - elo[b]))
+            g = played.get((a, b), 0) + played.get((b, a), 0)
+            weights.append(max(p * (1 - p) * (var[a] + var[b]) / (1 + g / 4), 1e-12))
+        a, b = rng.choices(cands, weights)[0]
+        out.append((a, b))
+        p = float(expected_score(elo[a] - elo[b]))
+        info = 2 * C * C * p * (1 - p)
+        for k in (a, b):
+            var[k] = 1 / (1 / var[k] + info)
+        played[(a, b)] = played.get((a, b), 0) + 2
+    return out
+
+
+def games_between(rows: Sequence[dict[str, Any]]) -> dict[tuple[str, str], int]:
+    out: dict[tuple[str, str], int] = {}
+    for r in rows:
+        key = (r["seat0"], r["seat1"])
+        out[key] = out.get(key, 0) + 1
+    return out
+
+
+def specs_for(pairs: Sequence[dict[str, Any]]) -> list[MatchSpec]:
+    """The two matches of each planned pair (ids ``L<pair>.<game>``)."""
+    out = []
+    for p in pairs:
+        for game, seats in ((0, (p["a"], p["b"])), (1, (p["b"], p["a"]))):
+            out.append(
+                MatchSpec(
+                    2 * p["id"] + game, f"L{p['id']}.{game}", f"{p['a']}~{p['b']}", p["id"], game, seats, p["seed"]
+                )
+            )
+    return out
+
+
+def plan_round(cfg: LadderConfig, store: LadderStore) -> tuple[int, list[dict[str, Any]]]:
+    """The round to play next: an open round (planned, not finished) if there is one,
+    else a new round planned now. Returns (round, its pairs), or (round, []) when fewer
+    than two agents are active."""
+    last = store.last_round()
+    if last >= 0 and not store.has_history(last):
+        return last, store.pairs(last)
+    round_ = last + 1
+    active = [e["key"] for e in store.entries("active")]
+    if len(active) < 2:
+        return round_, []
+    rows = store.matches()
+    rated = fit(rows, [e["key"] for e in store.entries()])
+    rng = random.Random(derive_seed(cfg.seed, "schedule", round_))
+    chosen = choose_pairs(active, rated, cfg.pairs_per_round, rng, played=games_between(rows))
+    next_id = len(store.pairs())
+    planned = [(a, b, derive_seed(cfg.seed, "ladder-pair", next_id + k)) for k, (a, b) in enumerate(chosen)]
+    return round_, store.plan(round_, planned)
+
+
+def finish_round(store: LadderStore, round_: int) -> Ratings:
+    """Record every entry's rating after ``round_``."""
+    rated = ratings(store)
+    store.record_history(
+        round_, [(k, rated.elo[i], rated.se[i], int(rated.games[i])) for i, k in enumerate(rated.names)]
+    )
+    return rated
+
+
+def open_pairs_done(store: LadderStore, pairs: Sequence[dict[str, Any]]) -> bool:
+    done = store.done_ids()
+    return all(s.match_id in done for s in specs_for(pairs))
+
+
+def standings_frame(store: LadderStore, *, include_retired: bool = True) -> Any:
+    """The standings as a DataFrame: rank, agent, elo, 95% interval, games, score, status."""
+    rated = ratings(store)
+    df = rated.to_frame()
+    status = {e["key"]: e["status"] for e in store.entries()}
+    df["status"] = df["agent"].map(status)
+    if not include_retired:
+        df = df[df["status"] == "active"].reset_index(drop=True)
+    return df
+
+
+def format_standings(df: Any, reference: str) -> str:
+    if df.empty:
+        return "no agents yet: submit some with arena submit PATH --ladder DIR"
+    w = max(5, *(len(a) for a in df["agent"]))
+    lines = [f"{'#':>3}  {'agent':<{w}}  {'elo':>7}  {'95% interval':>17}  {'games':>6}  {'score':>6}  status"]
+    for k, r in enumerate(df.itertuples(index=False), 1):
+        interval = f"[{r.ci_low:.0f}, {r.ci_high:.0f}]"
+        score = "-" if np.isnan(r.score) else f"{100 * r.score:.1f}%"
+        lines.append(
+            f"{k:>3}  {r.agent:<{w}}  {r.elo:>7.1f}  {interval:>17}  {r.games:>6}  {score:>6}  {r.status}"
+            + (f"  ({r.flag})" if r.flag else "")
+        )
+    lines.append(f"Bradley-Terry on the Elo scale, {reference}; 95% intervals from the Hessian.")
+    return "\n".join(lines)
+
+
+def history_chart(store: LadderStore, path: Path, *, title: str = "Ratings over time") -> Path | None:
+    """Write the history chart as a PNG; None when no round is recorded yet."""
+    fig = history_figure(store.history(), {e["key"]: e["status"] for e in store.entries()}, title)
+    if fig is None:
+        return None
+    fig.savefig(path, dpi=110)
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return path
+
+
+def history_figure(rows: Sequence[dict[str, Any]], status: dict[str, str], title: str) -> Any:
+    """Each agent's rating after each round, with a band of one standard error; retired
+    agents dashed. A matplotlib figure, or None without rows."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    if not rows:
+        return None
+    by_agent: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        if r["games"] > 0:
+            by_agent.setdefault(r["agent"], []).append(r)
+    fig, ax = plt.subplots(figsize=(9, 5))
+    for agent, pts in sorted(by_agent.items()):
+        x = np.array([p["round"] for p in pts])
+        y = np.array([p["elo"] for p in pts])
+        s = np.array([p["se"] for p in pts])
+        style = "--" if status.get(agent) == "retired" else "-"
+        (line,) = ax.plot(x, y, style, marker="o" if len(x) < 30 else None, ms=3, label=agent)
+        ax.fill_between(x, y - s, y + s, color=line.get_color(), alpha=0.15)
+    ax.set_xlabel("round")
+    ax.set_ylabel("Elo (mean 0)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="best")
+    fig.tight_layout()
+    return fig
+
+
+def agents_label(keys: Sequence[str]) -> str:
+    return ", ".join(keys) if keys else "none"
+
+
+Progress = Callable[[str], None]
