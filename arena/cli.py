@@ -41,7 +41,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     module.add_arguments(sub)
     args = sub.parse_args(argv[1:])
     try:
-        return module.run(args)
+        try:
+            return module.run(args)
+        except BaseExceptionGroup as group:
+            # Trio's nurseries wrap what their tasks raise: unwrap a Ctrl-C or a user error.
+            for kind in (KeyboardInterrupt, UserError):
+                match, rest = group.split(kind)
+                if match is not None and rest is None:
+                    raise _first(match) from None
+            raise
     except UserError as e:
         print(f"arena: error: {e}", file=sys.stderr)
         return USAGE_ERROR
@@ -52,3 +60,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The reader went away (``arena rules | head``): not an error worth a traceback.
         sys.stderr.close()
         return SUCCESS
+
+
+def _first(group: BaseExceptionGroup) -> BaseException:
+    """The first leaf exception of a (nested) exception group."""
+    exc: BaseException = group
+    while isinstance(exc, BaseExceptionGroup):
+        exc = exc.exceptions[0]
+    return exc

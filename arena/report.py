@@ -136,14 +136,20 @@ def build_report(store_path: Path, out: Path, *, title: str | None = None) -> Pa
     title = title or f"{config.get('format', 'tournament')} of {', '.join(names)}"
     r = _Report(out)
 
-    r.h2("The tournament", "tournament")
+    r.h2("The ladder" if config.get("format") == "ladder" else "The tournament", "tournament")
     v = config.get("variant", {})
     tc = config.get("time_control", {})
     forfeits = int(matches["fault"].notna().sum()) if not matches.empty else 0
+    how = (
+        f"a ladder of {len(entries)} entries ({sum(e['status'] == 'active' for e in entries)} active), pairs "
+        "scheduled by uncertainty"
+        if config.get("format") == "ladder"
+        else f"{config.get('format', '?')}, {config.get('pairs', '?')} duplicate pairs per pairing"
+    )
     r.p(
-        f"{len(matches)} matches ({len(deals)} deals, {forfeits} forfeits) of {config.get('format', '?')}, "
-        f"{config.get('pairs', '?')} duplicate pairs per pairing, variant {v.get('name', '?')}, seed "
-        f"{config.get('seed', '?')}; time control {tc.get('move_ms', '?')} ms a move, bank {tc.get('bank_ms', '?')} "
+        f"{len(matches)} matches ({len(deals)} deals, {forfeits} forfeits) of {how}, "
+        f"variant {v.get('name', '?')}, seed {config.get('seed', '?')}; "
+        f"time control {tc.get('move_ms', '?')} ms a move, bank {tc.get('bank_ms', '?')} "
         f"ms, {tc.get('clock', 'wall')} clock; {len(runs)} run(s). Store: {store_path}."
     )
     if matches.empty:

@@ -376,3 +376,54 @@ def _sandbox_uid(proc: Path) -> bool:
         return UID_BASE <= proc.stat().st_uid < UID_BASE + UID_SPAN and state != "Z"
     except (OSError, IndexError):
         return False
+
+
+def test_a_submission_joins_a_running_ladder_at_the_next_round(ladder):
+    db = ladder / "ladder.sqlite"
+    for a in ("random", "greedy"):
+        assert arena("submit", a, "--ladder", ladder).returncode == 0
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", "ladder", "run", "--ladder", str(ladder), "--quiet"],
+        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while rows(db, "SELECT count(*) FROM history")[0][0] == 0 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        p = arena("submit", "c-cautious", "--ladder", ladder)  # while it runs
+        assert p.returncode == 0, p.stderr
+        [(submitted,)] = rows(db, "SELECT submitted FROM entries WHERE name = 'c-cautious'")
+        while time.monotonic() < deadline:
+            if rows(db, "SELECT count(*) FROM matches WHERE 'c-cautious@1.0.0' IN (seat0, seat1)")[0][0]:
+                break
+            time.sleep(0.2)
+        else:
+            pytest.fail("the new entry never played")
+    finally:
+        proc.send_signal(signal.SIGINT)  # Ctrl-C
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130 and "arena: interrupted" in err
+    # its first pair was planned in a round that began after it was entered
+    [(first_round, planned)] = rows(
+        db, "SELECT round, planned FROM ladder_pairs WHERE 'c-cautious@1.0.0' IN (a, b) ORDER BY id LIMIT 1"
+    )
+    assert planned >= submitted and first_round >= 1
+    # an interrupted run leaves whole matches only, and resumes
+    assert rows(db, "SELECT count(*) FROM deals")[0][0] == rows(db, "SELECT sum(deals) FROM matches")[0][0]
+    p = arena("ladder", "run", "--ladder", ladder, "--rounds", "1", "--quiet")
+    assert p.returncode == 0, p.stderr
+
+
+def test_a_damaged_entry_stops_the_run_with_one_line_and_loses_nothing(ladder):
+    db = ladder / "ladder.sqlite"
+    for a in ("random", "greedy"):
+        assert arena("submit", a, "--ladder", ladder).returncode == 0
+    assert arena("ladder", "run", "--ladder", ladder, "--rounds", "1", "--quiet").returncode == 0
+    before = rows(db, "SELECT count(*) FROM matches")
+    [(folder,)] = rows(db, "SELECT folder FROM entries WHERE name = 'greedy'")
+    shutil.rmtree(folder)  # someone deleted the immutable copy
+    p = arena("ladder", "run", "--ladder", ladder, "--rounds", "1", "--quiet")
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert p.stderr.startswith("arena: error: ") and f"{folder}: no agent.toml" in p.stderr
+    assert len(p.stderr.strip().splitlines()) == 1
+    assert rows(db, "SELECT count(*) FROM matches") == before
