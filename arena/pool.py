@@ -27,6 +27,9 @@ from .process import AgentFault, AgentProcess, open_agent
 from .protocol import Hello
 from .sandbox import Sandbox
 
+#: A process is replaced between matches once it has used this share of its CPU limit.
+RECYCLE_AT = 0.8
+
 
 @dataclasses.dataclass(eq=False)
 class _Slot:
@@ -98,7 +101,7 @@ class AgentPool:
             yield slot.agent
         finally:
             slot.in_use -= 1
-            if slot.agent.fault is not None and slot.in_use == 0:
+            if slot.in_use == 0 and (slot.agent.fault is not None or self._worn(slot.agent)):
                 self._retire(slot)
             self._notify()
 
@@ -125,6 +128,13 @@ class AgentPool:
                     await slot.retire.wait()
         except AgentFault as f:
             task_status.started(f)
+
+    def _worn(self, agent: AgentProcess) -> bool:
+        """Whether a process has used most of its sandbox's CPU-time limit: it is replaced
+        between matches, before the kernel stops it in the middle of one."""
+        limits = self.sandbox.policy.limits if self.sandbox.policy.enabled else None
+        used = agent.cpu_total_s() if limits else None
+        return used is not None and used > RECYCLE_AT * limits.cpu_s
 
     def _retire(self, slot: _Slot) -> None:
         if slot in self.slots:

@@ -144,6 +144,15 @@ class AgentProcess:
         self._next_id += 1
         return rid
 
+    def cpu_total_s(self) -> float | None:
+        """CPU seconds used by the whole process so far (all threads), where Linux says."""
+        try:
+            with open(f"/proc/{self.proc.pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return None
+
     def stderr_tail(self) -> str:
         return self._stderr_tail.decode("utf-8", "replace")
 

@@ -113,7 +113,7 @@ class Capabilities:
             ("working directory", True, "a private copy of the agent's folder per process, removed after"),
             ("environment", True, f"only {', '.join(ENV_WHITELIST)}, the manifest's [env]; HOME, TMPDIR its own"),
             ("memory", True, f"RLIMIT_DATA {limits.memory_mb} MiB"),
-            ("CPU time", True, f"RLIMIT_CPU {limits.cpu_s} s per process (the move clock is the real limit)"),
+            ("CPU time", True, f"RLIMIT_CPU {limits.cpu_s} s per process, replaced between matches at 80%"),
             ("file size", True, f"RLIMIT_FSIZE {limits.file_mb} MiB; {limits.open_files} open files; no core files"),
             (
                 "processes",

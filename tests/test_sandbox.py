@@ -471,3 +471,29 @@ def test_sandbox_info_lists_every_mechanism_on(tmp_path):
         assert state[mechanism][0] == "on", r.stdout
     assert state["processes"][1] == "RLIMIT_NPROC 32"
     assert "missing:" not in r.stdout
+
+
+# -- the CPU-time limit over a process's life ---------------------------------------------------------------------
+def test_a_process_near_its_cpu_limit_is_replaced_between_matches(tmp_path):
+    # "burn" uses 0.3 s of CPU at each match start; with a 1 s limit a process is replaced
+    # after about three matches, between two of them, so no match is lost to SIGXCPU.
+    from arena.runner import run_tournament
+    from arena.schedule import load_config
+    from arena.store import Store
+
+    burn = str(ROOT / "tests" / "agents" / "broken" / "burn.toml")
+    cfg = load_config(
+        None,
+        {"format": "head-to-head", "agents": [burn, "random"], "pairs": 4, "seed": 3, "concurrency": 1,
+         "store": str(tmp_path / "s.sqlite")},
+        {"move_ms": 1000, "first_move_ms": 2000, "bank_ms": 0},
+    )  # fmt: skip
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    with Store(cfg.store) as store, Sandbox(Policy(limits=dataclasses.replace(LIMITS, cpu_s=1))) as sb:
+        store.bind_config(cfg.identity(), cfg.config_hash)
+        played = trio.run(lambda: run_tournament(cfg, cfg.schedule(), store, store.start_run("t", None, []),
+                                                 logs=logs, sandbox=sb))  # fmt: skip
+        rows = store.matches()
+    assert played == 8 and all(r["fault"] is None for r in rows), [r["fault_detail"] for r in rows]
+    assert len(list(logs.glob("burn-*.log"))) >= 2  # the first process was replaced

@@ -1,7 +1,8 @@
 """A deliberately broken agent for the fault tests: ``broken.py BEHAVIOUR``.
 
 It plays legal random moves like a good agent, except that at its third request (or at
-start, for the start-up faults) it misbehaves in the way its argument names.
+start, for the start-up faults) it misbehaves in the way its argument names. ``burn``
+is not broken: it burns 0.3 s of CPU at each match start (for the CPU-limit tests).
 """
 
 import os
@@ -48,6 +49,10 @@ for raw in sys.stdin.buffer:
         send(encode(Pong(id=msg.id)))
     elif kind == "quit":
         break
+    elif kind == "match_start" and behaviour == "burn":
+        end = time.process_time() + 0.3  # CPU time, each match: wears out its CPU limit
+        while time.process_time() < end:
+            pass
     elif kind == "request":
         requests += 1
         action = rng.choice(msg.legal)
