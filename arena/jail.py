@@ -12,6 +12,9 @@ it starts in a few milliseconds). ``SPEC`` is a JSON object made by `arena.sandb
   the paths under it to bind back in (``{"dir": "/root", "keep": [".../python"]}``):
   how a root referee whose Python lives in ``/root`` lets an agent run it without
   letting it see the rest of ``/root``;
+- ``proc``: true to mount a fresh ``/proc`` with ``hidepid=2`` in a new mount namespace,
+  so that the agent sees no process but its own uid's (not the referee's command line,
+  which may hold a seed, nor the other agents);
 - ``uid``/``gid``: the unprivileged user and group to become (a root referee only).
 
 Then ``no_new_privs`` is set (no setuid binary can give privileges back), the umask is
@@ -30,6 +33,7 @@ import sys
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWNET = 0x40000000
 CLONE_NEWNS = 0x00020000
+MS_NOSUID, MS_NODEV, MS_NOEXEC = 0x2, 0x4, 0x8
 MS_BIND, MS_REC, MS_PRIVATE = 0x1000, 0x4000, 0x40000
 PR_SET_NO_NEW_PRIVS = 38
 
@@ -51,10 +55,13 @@ def _mount(source: str | None, target: str, fstype: str | None, flags: int, data
         raise OSError(err, f"mount {target}: {os.strerror(err)}")
 
 
-def _mask(masks: list) -> None:
-    """Cover each folder with an empty tmpfs, binding back the paths it must keep."""
+def _mounts(masks: list, proc: bool) -> None:
+    """In a new mount namespace: cover each folder with an empty tmpfs, binding back the
+    paths it must keep; mount a /proc that hides other users' processes."""
     _unshare(CLONE_NEWNS)
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    if proc:
+        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
     for m in masks:
         kept = [(k, os.open(k, os.O_PATH)) for k in m["keep"]]
         _mount("tmpfs", m["dir"], "tmpfs", 0, "mode=755,size=1m")
@@ -82,8 +89,8 @@ def apply(spec: dict) -> None:
             _write("/proc/self/gid_map", f"{gid} {gid} 1")
         else:
             _unshare(CLONE_NEWNET)
-    if spec.get("mask"):
-        _mask(spec["mask"])
+    if spec.get("mask") or spec.get("proc"):
+        _mounts(spec.get("mask", []), bool(spec.get("proc")))
     if spec.get("uid") is not None:
         os.setgroups([])
         os.setgid(spec["gid"])

@@ -105,6 +105,7 @@ class Capabilities:
     own_uid: bool
     own_uid_why: str
     mask: tuple[tuple[str, tuple[str, ...]], ...] = ()  # folders hidden, with what is bound back
+    hide_processes: bool = False  # a /proc of its own with hidepid=2
 
     def lines(self, limits: Limits) -> list[tuple[str, bool, str]]:
         """(mechanism, active, detail) for ``arena sandbox-info``."""
@@ -135,6 +136,13 @@ class Capabilities:
                 + "".join(f"; {d} hidden but for {', '.join(k)}" for d, k in self.mask)
                 if self.own_uid
                 else f"off: {self.own_uid_why}; the agent can read what this user can",
+            ),
+            (
+                "process isolation",
+                self.hide_processes,
+                "a /proc with hidepid=2: no other process visible (not the referee's command line)"
+                if self.hide_processes
+                else "off: other processes and their command lines are visible",
             ),
             ("no new privileges", True, "PR_SET_NO_NEW_PRIVS"),
             (
@@ -209,12 +217,13 @@ def probe() -> Capabilities:
         own, own_why = (True, "") if err is None else (False, err)
         if not own:
             mask = ()
+        hide = own and _run_probe({**spec, "proc": True}) is None
     else:
         err = _run_probe({"net": True, "userns": True})
         network, network_why = ("userns", "") if err is None else (None, f"no user namespaces here ({err})")
         own, own_why = False, "the referee does not run as root"
         mask = ()
-    return Capabilities(root, network, network_why, own, own_why, mask if root else ())
+    return Capabilities(root, network, network_why, own, own_why, mask if root else (), hide if root else False)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -289,6 +298,8 @@ class Sandbox:
             spec["uid"] = spec["gid"] = uid
             if caps.mask:
                 spec["mask"] = [{"dir": d, "keep": list(k)} for d, k in caps.mask]
+            if caps.hide_processes:
+                spec["proc"] = True
         return spec
 
     def environment(self, home: Path, extra: dict[str, str]) -> dict[str, str]:

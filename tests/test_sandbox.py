@@ -460,14 +460,14 @@ def test_sandbox_info_lists_every_mechanism_on(tmp_path):
         if m:
             state[m.group(2)] = (m.group(1).strip(), m.group(3))
     expected = {"working directory", "environment", "memory", "CPU time", "file size", "processes", "network",
-                "file isolation", "no new privileges", "cleanup"}  # fmt: skip
+                "file isolation", "process isolation", "no new privileges", "cleanup"}  # fmt: skip
     assert set(state) == expected, r.stdout
     assert state["memory"] == ("on", "RLIMIT_DATA 256 MiB")
     for always in ("working directory", "environment", "memory", "CPU time", "file size", "no new privileges"):
         assert state[always][0] == "on", r.stdout
     if not CAPS.own_uid:
         pytest.skip(f"no uid of its own per agent here: {CAPS.own_uid_why}")
-    for mechanism in ("network", "file isolation", "processes"):
+    for mechanism in ("network", "file isolation", "processes", "process isolation"):
         assert state[mechanism][0] == "on", r.stdout
     assert state["processes"][1] == "RLIMIT_NPROC 32"
     assert "missing:" not in r.stdout
@@ -497,3 +497,16 @@ def test_a_process_near_its_cpu_limit_is_replaced_between_matches(tmp_path):
         rows = store.matches()
     assert played == 8 and all(r["fault"] is None for r in rows), [r["fault_detail"] for r in rows]
     assert len(list(logs.glob("burn-*.log"))) >= 2  # the first process was replaced
+
+
+@own_uid
+def test_agent_cannot_see_other_processes_nor_the_referees_command_line(tmp_path):
+    if not CAPS.hide_processes:
+        pytest.skip("no /proc of its own here")
+    me = os.getpid()  # the referee: a tournament's command line may carry --seed
+    paths = os.pathsep.join([f"/proc/{me}/cmdline", f"/proc/{me}/environ", "/proc/1/cmdline"])
+    p = play([hostile("read", HOSTILE_PATHS=paths), resolve("random")], tmp_path)
+    assert p.record.forfeit is None, p.record.forfeit
+    log = p.logs[0]
+    assert "read OK" not in log and log.count("hostile: denied /proc/") == 3, log
+    assert Path(f"/proc/{me}/cmdline").read_bytes()  # the test itself can read it: the check can fail
