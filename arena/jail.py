@@ -12,6 +12,8 @@ it starts in a few milliseconds). ``SPEC`` is a JSON object made by `arena.sandb
   the paths under it to bind back in (``{"dir": "/root", "keep": [".../python"]}``):
   how a root referee whose Python lives in ``/root`` lets an agent run it without
   letting it see the rest of ``/root``;
+- ``hide``: files to cover with an empty one (``/dev/null``) in that mount namespace: a
+  tournament's config, which holds its seed;
 - ``proc``: true to mount a fresh ``/proc`` with ``hidepid=2`` in a new mount namespace,
   so that the agent sees no process but its own uid's (not the referee's command line,
   which may hold a seed, nor the other agents);
@@ -55,13 +57,17 @@ def _mount(source: str | None, target: str, fstype: str | None, flags: int, data
         raise OSError(err, f"mount {target}: {os.strerror(err)}")
 
 
-def _mounts(masks: list, proc: bool) -> None:
+def _mounts(masks: list, proc: bool, hide: list) -> None:
     """In a new mount namespace: cover each folder with an empty tmpfs, binding back the
-    paths it must keep; mount a /proc that hides other users' processes."""
+    paths it must keep; cover each file in ``hide`` with /dev/null; mount a /proc that
+    hides other users' processes."""
     _unshare(CLONE_NEWNS)
     _mount(None, "/", None, MS_REC | MS_PRIVATE)
     if proc:
         _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, "hidepid=2")
+    for path in hide:
+        if os.path.isfile(path):
+            _mount("/dev/null", path, None, MS_BIND)
     for m in masks:
         kept = [(k, os.open(k, os.O_PATH)) for k in m["keep"]]
         _mount("tmpfs", m["dir"], "tmpfs", 0, "mode=755,size=1m")
@@ -89,8 +95,8 @@ def apply(spec: dict) -> None:
             _write("/proc/self/gid_map", f"{gid} {gid} 1")
         else:
             _unshare(CLONE_NEWNET)
-    if spec.get("mask") or spec.get("proc"):
-        _mounts(spec.get("mask", []), bool(spec.get("proc")))
+    if spec.get("mask") or spec.get("proc") or spec.get("hide"):
+        _mounts(spec.get("mask", []), bool(spec.get("proc")), spec.get("hide", []))
     if spec.get("uid") is not None:
         os.setgroups([])
         os.setgid(spec["gid"])

@@ -30,7 +30,7 @@ import stat
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
@@ -260,8 +260,16 @@ class Sandbox:
     disabled policy, processes run as before: in their folder, with the referee's
     environment, without limits."""
 
-    def __init__(self, policy: Policy | None = None, *, warn: Callable[[str], None] | None = None):
+    def __init__(
+        self,
+        policy: Policy | None = None,
+        *,
+        warn: Callable[[str], None] | None = None,
+        hide: Sequence[Path] = (),
+    ):
         self.policy = policy or Policy()
+        #: Files no agent may read even if other users may (a tournament's config: its seed).
+        self.hide = [str(Path(p).resolve()) for p in hide]
         self.caps = probe() if self.policy.enabled else None
         self.root: Path | None = None
         self._dirs = itertools.count()
@@ -300,6 +308,8 @@ class Sandbox:
                 spec["mask"] = [{"dir": d, "keep": list(k)} for d, k in caps.mask]
             if caps.hide_processes:
                 spec["proc"] = True
+                if self.hide:
+                    spec["hide"] = self.hide
         return spec
 
     def environment(self, home: Path, extra: dict[str, str]) -> dict[str, str]:

@@ -510,3 +510,31 @@ def test_agent_cannot_see_other_processes_nor_the_referees_command_line(tmp_path
     log = p.logs[0]
     assert "read OK" not in log and log.count("hostile: denied /proc/") == 3, log
     assert Path(f"/proc/{me}/cmdline").read_bytes()  # the test itself can read it: the check can fail
+
+
+@own_uid
+def test_agent_cannot_read_the_tournament_config_with_its_seed(tmp_path, world_dirs):
+    if not CAPS.hide_processes:
+        pytest.skip("no mount namespace of its own here")
+    out = world_dirs(0o755)
+    cfg = out / "t.toml"
+    folder = tmp_path / "agent"
+    folder.mkdir()
+    shutil.copy2(HOSTILE / "hostile.py", folder)
+    (folder / "read.toml").write_text(
+        (HOSTILE / "read.toml").read_text().split("[env]")[0] + f"[env]\nHOSTILE_PATHS = {json.dumps(str(cfg))}\n"
+    )
+    cfg.write_text(
+        f'agents = ["random", {json.dumps(str(folder / "read.toml"))}]\npairs = 1\nseed = 987654321\n'
+        f"store = {json.dumps(str(out / 't.sqlite'))}\n[time_control]\nmove_ms = 300\nfirst_move_ms = 2000\n"
+    )
+    os.chmod(cfg, 0o644)  # readable by anyone, as a user's config usually is
+    r = subprocess.run(
+        [sys.executable, "-m", "arena", "tournament", str(cfg), "--logs", str(out / "logs"), "--quiet", "--no-report"],
+        capture_output=True, text=True, timeout=60, cwd=ROOT,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    logs = [p.read_text() for p in (out / "logs").glob("hostile-read-*.log")]
+    assert logs and all(f"read OK {cfg} 0 bytes" in log for log in logs), logs  # it saw an empty file
+    assert not any("987654321" in log for log in logs)
+    assert "987654321" in cfg.read_text()  # the file itself is untouched

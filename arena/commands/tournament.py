@@ -151,7 +151,7 @@ def run_config(
             return n
 
         try:
-            with Sandbox(cfg.sandbox) as sandbox:
+            with Sandbox(cfg.sandbox, hide=[Path(cfg.source)] if cfg.source != "flags" else []) as sandbox:
                 played = trio.run(main)
         finally:
             store.finish_run(run_id)
