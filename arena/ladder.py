@@ -71,7 +71,7 @@ class LadderConfig:
     variant: Variant = dataclasses.field(default_factory=lambda: Variant.from_dict({"base": "sixty-six"}))
     time_control: TimeControl = TimeControl()
     concurrency: int = dataclasses.field(default_factory=lambda: max(2, os.cpu_count() or 2))
-    round_pairs: int = 0  # pairs per round; 0: as many as matches in flight
+    round_pairs: int = 0  # pairs per round; 0: four per match in flight
     sandbox: Policy = Policy()
     submit: SubmitRules = SubmitRules()
 
@@ -89,7 +89,9 @@ class LadderConfig:
 
     @property
     def pairs_per_round(self) -> int:
-        return self.round_pairs or max(2, self.concurrency)
+        # Enough that the round's tail (its last matches, with slots idle) is short, few
+        # enough that the ratings steer the schedule often.
+        return self.round_pairs or max(4, 4 * self.concurrency)
 
     def identity(self) -> dict[str, Any]:
         """What the ladder's results depend on (stored, checked on every open)."""
@@ -112,7 +114,7 @@ class LadderConfig:
             f"seed = {self.seed}",
             f"variant = {json.dumps(self.variant.name)}",
             f"concurrency = {self.concurrency}",
-            f"round_pairs = {self.round_pairs}  # duplicate pairs per scheduling round; 0: as many as concurrency",
+            f"round_pairs = {self.round_pairs}  # duplicate pairs per scheduling round; 0: four per match in flight",
             "",
             "[time_control]",
             *(f"{k} = {json.dumps(v)}" for k, v in tc.items()),
@@ -236,7 +238,7 @@ def manifests(store: LadderStore, keys: Sequence[str]) -> dict[str, Manifest]:
 
 def ratings(store: LadderStore) -> Ratings:
     """Ratings of every entry (retired ones too) from every match so far."""
-    return fit(store.matches(), [e["key"] for e in store.entries()])
+    return fit(store.results(), [e["key"] for e in store.entries()])
 
 
 def choose_pairs(
@@ -303,7 +305,7 @@ def plan_round(cfg: LadderConfig, store: LadderStore) -> tuple[int, list[dict[st
     active = [e["key"] for e in store.entries("active")]
     if len(active) < 2:
         return round_, []
-    rows = store.matches()
+    rows = store.results()
     rated = fit(rows, [e["key"] for e in store.entries()])
     rng = random.Random(derive_seed(cfg.seed, "schedule", round_))
     chosen = choose_pairs(active, rated, cfg.pairs_per_round, rng, played=games_between(rows))

@@ -268,6 +268,11 @@ class Store:
             r["seed"] = _from_u64(r["seed"])
         return rows
 
+    def results(self) -> list[dict[str, Any]]:
+        """Who played whom and who won (``seat0``, ``seat1``, ``winner``): what a rating
+        fit needs, without the heavy columns of `matches`."""
+        return self._rows("SELECT seat0, seat1, winner FROM matches ORDER BY idx")
+
     def deals(self) -> list[dict[str, Any]]:
         rows = self._rows("SELECT d.* FROM deals d JOIN matches m ON m.id = d.match_id ORDER BY m.idx, d.deal")
         for r in rows:

@@ -28,7 +28,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     i.add_argument("--seed", type=int, help="root seed of the deals and of the scheduler (default: 1)")
     i.add_argument("--variant", help="rule preset (default: sixty-six)")
     i.add_argument("--concurrency", type=int, help="matches in flight (default: the CPU count)")
-    i.add_argument("--round-pairs", type=int, help="duplicate pairs per scheduling round (default: the concurrency)")
+    i.add_argument("--round-pairs", type=int, help="duplicate pairs per scheduling round (default: 4 x concurrency)")
     add_time_control_overrides(i)
 
     r = sub.add_parser("run", help="play scheduled pairs until interrupted, or for N matches")
