@@ -23,7 +23,6 @@ agent's rating is appended to the history.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import math
 import os
@@ -41,7 +40,7 @@ from .ladder_store import LadderStore
 from .protocol import TimeControl
 from .rating import Ratings, expected_score, fit
 from .sandbox import Policy, private
-from .schedule import MatchSpec
+from .schedule import MatchSpec, identity_hash
 
 CONFIG = "ladder.toml"
 STORE = "ladder.sqlite"
@@ -105,7 +104,7 @@ class LadderConfig:
 
     @property
     def config_hash(self) -> str:
-        return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()
+        return identity_hash(self.identity())
 
     def to_toml(self) -> str:
         tc = self.time_control.to_dict()

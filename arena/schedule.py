@@ -91,7 +91,7 @@ class TournamentConfig:
 
     @property
     def config_hash(self) -> str:
-        return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()
+        return identity_hash(self.identity())
 
     def pairings(self) -> list[tuple[str, str]]:
         names = self.names
@@ -110,6 +110,11 @@ class TournamentConfig:
                 for game, seats in ((0, (a, b)), (1, (b, a))):
                     out.append(MatchSpec(len(out), f"{a}~{b}#{k}.{game}", f"{a}~{b}", k, game, seats, seed))
         return out
+
+
+def identity_hash(identity: dict[str, Any]) -> str:
+    """The hash a store is bound to: SHA-256 of the identity's canonical JSON."""
+    return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()
 
 
 def shard(specs: list[MatchSpec], spec: str | None) -> list[MatchSpec]:
