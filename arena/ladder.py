@@ -27,7 +27,7 @@ import json
 import math
 import os
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -327,9 +327,9 @@ def open_pairs_done(store: LadderStore, pairs: Sequence[dict[str, Any]]) -> bool
     return all(s.match_id in done for s in specs_for(pairs))
 
 
-def standings_frame(store: LadderStore, *, include_retired: bool = True) -> Any:
-    """The standings as a DataFrame: rank, agent, elo, 95% interval, games, score, status."""
-    rated = ratings(store)
+def standings_frame(store: LadderStore, rated: Ratings, *, include_retired: bool = True) -> Any:
+    """The standings (``rated``: the store's `ratings`) as a DataFrame: agent, elo, 95%
+    interval, games, score, flag, status."""
     df = rated.to_frame()
     status = {e["key"]: e["status"] for e in store.entries()}
     df["status"] = df["agent"].map(status)
@@ -399,6 +399,3 @@ def history_figure(rows: Sequence[dict[str, Any]], status: dict[str, str], title
 
 def agents_label(keys: Sequence[str]) -> str:
     return ", ".join(keys) if keys else "none"
-
-
-Progress = Callable[[str], None]

@@ -23,7 +23,7 @@ import dataclasses
 import os
 import signal
 import subprocess
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -473,33 +473,33 @@ def _signal_group(pgid: int, sig: int) -> bool:
     return True
 
 
-def _group_running(pgid: int) -> bool:
-    """Whether any process of the group is alive (zombies waiting to be reaped are not)."""
+def _live_processes() -> Iterator[tuple[int, int, int]]:
+    """(pid, process group, uid) of every process that is alive (zombies waiting to be
+    reaped are not), from /proc."""
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             try:
+                uid = os.stat(f"/proc/{entry}").st_uid
                 with open(f"/proc/{entry}/stat", "rb") as f:
                     fields = f.read().rsplit(b")", 1)[1].split()
             except OSError:
                 continue
-            if int(fields[2]) == pgid and fields[0] != b"Z":
-                return True
-    return False
+            if fields[0] != b"Z":
+                yield int(entry), int(fields[2]), uid
+
+
+def _group_running(pgid: int) -> bool:
+    """Whether any process of the group is alive."""
+    return any(group == pgid for _, group, _ in _live_processes())
 
 
 def _kill_user(uid: int) -> bool:
     """SIGKILL every live process of ``uid`` (a sandbox's own uid); False if none is left."""
     found = False
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
+    for pid, _, owner in _live_processes():
+        if owner == uid:
             try:
-                st = os.stat(f"/proc/{entry}")
-                if st.st_uid != uid:
-                    continue
-                with open(f"/proc/{entry}/stat", "rb") as f:
-                    if f.read().rsplit(b")", 1)[1].split()[0] == b"Z":
-                        continue
-                os.kill(int(entry), signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
                 found = True
             except OSError:
                 continue

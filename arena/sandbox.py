@@ -187,11 +187,16 @@ def _masks() -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple(out)
 
 
+def jail_argv(spec: dict[str, Any], command: Sequence[str]) -> list[str]:
+    """The command line that starts ``command`` through the launcher with ``spec``."""
+    return [sys.executable, "-I", "-S", str(JAIL), json.dumps(spec), "--", *command]
+
+
 def _run_probe(spec: dict[str, Any]) -> str | None:
     """Run the launcher with ``spec`` and no command; None if it worked, else why not."""
     try:
         r = subprocess.run(
-            [sys.executable, "-I", "-S", str(JAIL), json.dumps({**spec, "probe": True}), "--", "true"],
+            jail_argv({**spec, "probe": True}, ["true"]),
             capture_output=True,
             text=True,
             timeout=30,
@@ -335,10 +340,10 @@ class Sandbox:
         shutil.copytree(base.cwd, work, symlinks=True)
         (work / ".tmp").mkdir(exist_ok=True)
         if uid is not None:
-            _chown_tree(work, uid)
+            chown_tree(work, uid, uid)
         os.chmod(work, 0o700)
         env = self.environment(work, {**dict(manifest.env), **(extra_env or {})})
-        command = [sys.executable, "-I", "-S", str(JAIL), json.dumps(self.spec(uid)), "--", *base.command]
+        command = jail_argv(self.spec(uid), base.command)
         try:
             yield Launch(command=command, cwd=work, env=env, name=base.name, uid=uid)
         finally:
@@ -351,10 +356,10 @@ class Sandbox:
             return command, dict(os.environ)
         uid = self._uid(next(_COUNTER)) if self.caps.own_uid else None
         if uid is not None:
-            _chown_tree(folder, uid)
+            chown_tree(folder, uid, uid)
         env = self.environment(folder, {})
         env["TMPDIR"] = str(folder)
-        return [sys.executable, "-I", "-S", str(JAIL), json.dumps(self.spec(uid)), "--", *command], env
+        return jail_argv(self.spec(uid), command), env
 
 
 def _remove_stale() -> None:
@@ -365,11 +370,12 @@ def _remove_stale() -> None:
             _remove(p)
 
 
-def _chown_tree(folder: Path, uid: int) -> None:
-    os.chown(folder, uid, uid, follow_symlinks=False)
+def chown_tree(folder: Path, uid: int, gid: int) -> None:
+    """Give a folder and everything in it (links themselves, not their targets) to uid:gid."""
+    os.chown(folder, uid, gid, follow_symlinks=False)
     for dirpath, dirnames, filenames in os.walk(folder):
         for name in dirnames + filenames:
-            os.chown(os.path.join(dirpath, name), uid, uid, follow_symlinks=False)
+            os.chown(os.path.join(dirpath, name), uid, gid, follow_symlinks=False)
 
 
 def _remove(path: Path) -> None:

@@ -34,7 +34,7 @@ from .agents import MANIFEST, Manifest, load_manifest, resolve
 from .errors import UserError
 from .ladder import LadderConfig, SubmitRules, open_store
 from .process import run_build
-from .sandbox import Policy, Sandbox, private
+from .sandbox import Policy, Sandbox, chown_tree, private
 
 
 @dataclasses.dataclass(frozen=True)
@@ -181,7 +181,7 @@ def submit(
                     logs = staging / "logs"
                     logs.mkdir()
                     trio.run(_check, copy, m, sandbox, logs, say)
-            _own(work)
+            chown_tree(work, os.getuid(), os.getgid())  # built under a sandbox uid: back to ours
             if store is None:
                 return Submitted(key, "checked", None, [])
             final = ladder.agents_dir / m.name / f"{m.version}-{digest[:12]}"
@@ -207,12 +207,3 @@ def submit(
     finally:
         if store is not None:
             store.close()
-
-
-def _own(folder: Path) -> None:
-    """Give a copy built under a sandbox uid back to the referee's user."""
-    uid, gid = os.getuid(), os.getgid()
-    for dirpath, _dirs, filenames in os.walk(folder):
-        os.chown(dirpath, uid, gid, follow_symlinks=False)
-        for name in filenames:
-            os.chown(os.path.join(dirpath, name), uid, gid, follow_symlinks=False)

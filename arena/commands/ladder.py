@@ -126,8 +126,8 @@ def _run(args: argparse.Namespace) -> int:
             store.finish_run(run_id)
             if log:
                 log.close()
-        df = ladder.standings_frame(store)
-        print(ladder.format_standings(df, ladder.ratings(store).reference))
+        rated = ladder.ratings(store)
+        print(ladder.format_standings(ladder.standings_frame(store, rated), rated.reference))
         print(f"\n{played} matches played now, {store.count()} in the ladder: {cfg.store_path}")
     return 0
 
@@ -135,8 +135,9 @@ def _run(args: argparse.Namespace) -> int:
 def _standings(args: argparse.Namespace) -> int:
     cfg = ladder.load(args.ladder)
     with ladder.open_store(cfg) as store:
-        df = ladder.standings_frame(store, include_retired=not args.active)
-        print(ladder.format_standings(df, ladder.ratings(store).reference))
+        rated = ladder.ratings(store)
+        df = ladder.standings_frame(store, rated, include_retired=not args.active)
+        print(ladder.format_standings(df, rated.reference))
         print(f"{store.count()} matches, {store.last_round() + 1} rounds; store {cfg.store_path}")
     if args.csv:
         df.to_csv(args.csv, index=False)
