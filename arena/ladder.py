@@ -18,6 +18,10 @@ are written before they are played, and each match is written atomically when it
 so a run killed at any point (SIGKILL included) resumes with the open pairs, under the
 same match ids and seeds: nothing lost, nothing counted twice. After a round each
 agent's rating is appended to the history.
+
+Ladders play submitted, untrusted code, so their root seed is always secret: a secret of
+128 bits drawn at ``arena ladder init`` and kept in the store (`arena.secret`). A
+``seed`` in ``ladder.toml`` is mixed with it (`root_seed`), never used alone.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from .protocol import TimeControl
 from .rating import Ratings, expected_score, fit
 from .sandbox import Policy, private
 from .schedule import MatchSpec, identity_hash
+from .secret import ladder_root, new_secret
 
 CONFIG = "ladder.toml"
 STORE = "ladder.sqlite"
@@ -66,7 +71,7 @@ class LadderConfig:
 
     folder: Path
     name: str = "ladder"
-    seed: int = 1
+    seed: int | None = None  # optional; mixed with the store's secret, never used alone
     variant: Variant = dataclasses.field(default_factory=lambda: Variant.from_dict({"base": "sixty-six"}))
     time_control: TimeControl = TimeControl()
     concurrency: int = dataclasses.field(default_factory=lambda: max(2, os.cpu_count() or 2))
@@ -108,9 +113,14 @@ class LadderConfig:
 
     def to_toml(self) -> str:
         tc = self.time_control.to_dict()
+        seed = (
+            f"seed = {self.seed}  # mixed with the secret kept in the store, never used alone"
+            if self.seed is not None
+            else "# seed = 0  # optional: mixed with the secret kept in the store, never used alone"
+        )
         lines = [
             f"name = {json.dumps(self.name)}",
-            f"seed = {self.seed}",
+            seed,
             f"variant = {json.dumps(self.variant.name)}",
             f"concurrency = {self.concurrency}",
             f"round_pairs = {self.round_pairs}  # duplicate pairs per scheduling round; 0: four per match in flight",
@@ -210,15 +220,28 @@ def init(folder: Path, settings: dict[str, Any]) -> LadderConfig:
     (folder / CONFIG).write_text(cfg.to_toml())
     private(folder / CONFIG)
     with LadderStore(cfg.store_path, create=True) as store:
+        store.bind_secret(new_secret())
         store.bind_config(cfg.identity(), cfg.config_hash)
     private(cfg.store_path)
     return cfg
 
 
 def open_store(cfg: LadderConfig) -> LadderStore:
+    """The ladder's store, checked against its settings. A ladder made before secrets
+    gets its secret now: its planned pairs keep their seeds, new ones use the secret."""
     store = LadderStore(cfg.store_path)
     store.bind_config(cfg.identity(), cfg.config_hash)
+    store.bind_secret(new_secret())
     return store
+
+
+def root_seed(cfg: LadderConfig, store: LadderStore) -> int:
+    """The root seed of the ladder's deals, scheduler and agent seeds: the store's secret,
+    mixed with the settings' seed if there is one."""
+    secret = store.secret()
+    if secret is None:
+        secret = store.bind_secret(new_secret())
+    return ladder_root(cfg.seed, secret)
 
 
 def manifests(store: LadderStore, keys: Sequence[str]) -> dict[str, Manifest]:
@@ -306,10 +329,11 @@ def plan_round(cfg: LadderConfig, store: LadderStore) -> tuple[int, list[dict[st
         return round_, []
     rows = store.results()
     rated = fit(rows, [e["key"] for e in store.entries()])
-    rng = random.Random(derive_seed(cfg.seed, "schedule", round_))
+    root = root_seed(cfg, store)
+    rng = random.Random(derive_seed(root, "schedule", round_))
     chosen = choose_pairs(active, rated, cfg.pairs_per_round, rng, played=games_between(rows))
     next_id = len(store.pairs())
-    planned = [(a, b, derive_seed(cfg.seed, "ladder-pair", next_id + k)) for k, (a, b) in enumerate(chosen)]
+    planned = [(a, b, derive_seed(root, "ladder-pair", next_id + k)) for k, (a, b) in enumerate(chosen)]
     return round_, store.plan(round_, planned)
 
 

@@ -33,7 +33,8 @@ async def run_ladder(
     on_round: Callable[[int, int], None] | None = None,
     idle_wait_s: float = 5.0,
 ) -> int:
-    """Play rounds; returns the matches played. ``on_round(round, matches)`` is called
+    """Play rounds; returns the matches played. ``max_matches`` counts this run's matches
+    only (N more, whatever the store held). ``on_round(round, matches)`` is called
     after each round is recorded. With fewer than two active agents it waits for
     submissions (polling every ``idle_wait_s``), unless a limit is set: then it stops."""
     played = 0
@@ -49,7 +50,15 @@ async def run_ladder(
             on_finished(f)
 
     async with trio.open_nursery() as processes:
-        pools = Pools.for_config(processes, cfg, sandbox, cfg.logs_dir)
+        pools = Pools(
+            processes,
+            variant=cfg.variant,
+            time_control=cfg.time_control,
+            seed=ladder.root_seed(cfg, store),  # agents' hello seeds come from the secret root too
+            concurrency=cfg.concurrency,
+            sandbox=sandbox,
+            logs=cfg.logs_dir,
+        )
         try:
             while not limit_reached() and (max_rounds is None or rounds < max_rounds):
                 round_, pairs = ladder.plan_round(cfg, store)

@@ -67,6 +67,13 @@ def add_sandbox(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
 
 
+def add_unsafe(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--unsafe-sandbox", action="store_true",
+        help="run submitted code even where agents cannot be isolated (no bubblewrap or user namespaces)",
+    )  # fmt: skip
+
+
 def sandbox_policy(args: argparse.Namespace, base: Policy | None = None) -> Policy:
     """The sandbox policy: ``base`` (a config's, else the default), off with --no-sandbox."""
     policy = base or Policy()

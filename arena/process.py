@@ -70,8 +70,14 @@ class Launch:
     env: dict[str, str] | None = None
     name: str = "agent"
     #: The uid the sandbox gave it, when it has one of its own: every process of that
-    #: uid is killed when it stops, even those that left its process group.
+    #: uid is killed when it stops, even those that left its process group (unless nested).
     uid: int | None = None
+    #: Whether the command is a sandbox (bubblewrap) whose PID namespace holds the agent:
+    #: the process started is the sandbox's outer process, its child the namespace's
+    #: init, and the init's first child the agent. Killing the outer process kills all.
+    nested: bool = False
+    #: The uid (and gid) to start the command as: a root referee's sandbox uid.
+    user: int | None = None
 
 
 @dataclasses.dataclass(slots=True)
@@ -79,6 +85,48 @@ class _Pending:
     kind: type  # Answer for a decision request, Pong for a ping
     event: trio.Event = dataclasses.field(default_factory=trio.Event)
     answer: Answer | Pong | None = None
+
+
+def _children(pid: int) -> list[int]:
+    """The live children of a process's main thread (Linux's /proc children list)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children", "rb") as f:
+            return [int(x) for x in f.read().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def _inner_pid(pid: int) -> int | None:
+    """The process's pid in its own (innermost) PID namespace."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"NSpid:"):
+                    return int(line.split()[-1])
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def _sandbox_pids(outer: int) -> tuple[int | None, int | None]:
+    """(init, agent) of a bubblewrap sandbox whose outer process is ``outer``: the init is
+    its child (pid 1 inside), the agent the init's child that is pid 2 inside (the
+    first it forked; orphans it adopted later have other pids)."""
+    inits = _children(outer)
+    if not inits:
+        return None, None
+    init = inits[0]
+    agent = next((c for c in _children(init) if _inner_pid(c) == 2), None)
+    return init, agent
+
+
+def _alive(pid: int) -> bool:
+    """Whether a process exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return False
 
 
 def _open_cpu_counter(pid: int) -> int | None:
@@ -118,7 +166,11 @@ class AgentProcess:
         self._ready_event = trio.Event()
         self._send_lock = trio.StrictFIFOLock()
         self._slots: trio.Semaphore | None = None
-        self._cpu_fd = _open_cpu_counter(proc.pid)
+        #: The agent's own process: the one started, or inside a sandbox, found after the
+        #: handshake (see `_sandbox_pids`); and a sandbox's init, whose end is the end of all.
+        self.agent_pid: int | None = None if launch.nested else proc.pid
+        self._init_pid: int | None = None
+        self._cpu_fd = None if launch.nested else _open_cpu_counter(proc.pid)
         self._cpu_mark: int | None = None  # the CPU counter after the last answer, if alone
         self._outbox: list[bytes] = []
         #: Every line sent and received, as ("to-agent" | "from-agent", bytes), when recording.
@@ -146,8 +198,10 @@ class AgentProcess:
 
     def cpu_total_s(self) -> float | None:
         """CPU seconds used by the whole process so far (all threads), where Linux says."""
+        if self.agent_pid is None:
+            return None
         try:
-            with open(f"/proc/{self.proc.pid}/stat", "rb") as f:
+            with open(f"/proc/{self.agent_pid}/stat", "rb") as f:
                 fields = f.read().rsplit(b")", 1)[1].split()
             return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
         except (OSError, ValueError, IndexError):
@@ -327,7 +381,7 @@ class AgentProcess:
         with trio.move_on_after(0.05):  # an exit status makes a better message, if it comes at once
             await self.proc.wait()
         status = self.proc.returncode
-        what = "closed its stdout" if status is None else _describe_exit(status)
+        what = "closed its stdout" if status is None else _describe_exit(status, self.launch.nested)
         self._set_fault("crash" if self.ready else "handshake", f"{self.name} {what}")
 
     async def _watch_exit(self) -> None:
@@ -336,7 +390,8 @@ class AgentProcess:
         self.exit_code = status
         if not self.stopping:
             await trio.sleep(0.05)  # let the reader take the last lines first
-            self._set_fault("crash" if self.ready else "handshake", f"{self.name} {_describe_exit(status)}")
+            what = _describe_exit(status, self.launch.nested)
+            self._set_fault("crash" if self.ready else "handshake", f"{self.name} {what}")
 
     async def _drain_stderr(self) -> None:
         log = None
@@ -383,6 +438,10 @@ class AgentProcess:
             )
             self._check()
         self._slots = trio.Semaphore(self.ready.capacity)
+        if self.launch.nested:  # the agent has answered: it exists, two levels down
+            self._init_pid, self.agent_pid = _sandbox_pids(self.proc.pid)
+            if self.agent_pid is not None:
+                self._cpu_fd = _open_cpu_counter(self.agent_pid)
 
     async def _stop(self, quit_grace_s: float, term_grace_s: float) -> None:
         """Ask, then tell, then force the whole process group to stop; always reap."""
@@ -412,7 +471,14 @@ class AgentProcess:
                 while _group_running(proc.pid):
                     await trio.sleep(0.01)
         await proc.wait()
-        if self.launch.uid is not None:
+        if self.launch.nested:
+            # The sandbox's init dies with its outer process, and the namespace with its
+            # init; wait until it has (the kernel kills the rest before the init is gone).
+            init = self._init_pid if self._init_pid is not None else _sandbox_pids(proc.pid)[0]
+            with trio.move_on_after(2.0):
+                while init is not None and _alive(init):
+                    await trio.sleep(0.005)
+        elif self.launch.uid is not None:
             with trio.move_on_after(2.0):
                 while _kill_user(self.launch.uid):
                     await trio.sleep(0.01)
@@ -506,9 +572,11 @@ def _kill_user(uid: int) -> bool:
     return found
 
 
-def _describe_exit(status: int | None) -> str:
+def _describe_exit(status: int | None, nested: bool = False) -> str:
     if status is None:
         return "is still running"
+    if nested and 128 < status < 128 + 65:  # a sandbox's init reports a signal N as 128 + N
+        status = 128 - status
     if status < 0:
         try:
             return f"was killed by {signal.Signals(-status).name}"
@@ -546,6 +614,7 @@ async def open_agent(
             # Trio spawns from a worker thread, and the signal fires when that thread ends.
             # If the referee dies, an agent sees the end of its input and should exit.)
             start_new_session=True,
+            **({"user": launch.user, "group": launch.user, "extra_groups": []} if launch.user is not None else {}),
         )
     except OSError as e:
         raise AgentFault("handshake", f"cannot start {launch.name} ({' '.join(launch.command)}): {e}") from None
@@ -585,6 +654,9 @@ async def run_build(
         with trio.move_on_after(timeout_s) as cs:
             result = await trio.run_process(
                 list(command),
+                # no input, but never a closed pipe: a sandbox's init takes a hang-up of
+                # its input for the referee's end
+                stdin=subprocess.DEVNULL,
                 cwd=str(cwd),
                 env=env,
                 capture_stdout=True,

@@ -198,6 +198,12 @@ def _is_int(x: Any) -> bool:
     return type(x) is int
 
 
+def _no_constant(name: str) -> Any:
+    """``NaN``, ``Infinity`` and ``-Infinity`` are not JSON (RFC 8259): Python's decoder
+    accepts them unless told otherwise."""
+    raise ValueError(f"{name} is not a JSON value")
+
+
 def _load(line: bytes | str) -> dict[str, Any]:
     if isinstance(line, bytes | bytearray):
         try:
@@ -206,7 +212,7 @@ def _load(line: bytes | str) -> dict[str, Any]:
             raise AgentProtocolError("malformed", f"line is not valid UTF-8 ({e.reason} at byte {e.start})") from None
     line = line.rstrip("\r\n")
     try:
-        obj = json.loads(line)
+        obj = json.loads(line, parse_constant=_no_constant)
     except (ValueError, RecursionError) as e:
         raise AgentProtocolError("malformed", f"line is not JSON ({e}): {_clip(line)}") from None
     if not isinstance(obj, dict):

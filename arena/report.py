@@ -122,6 +122,16 @@ def _ladder_tables(store_path: Path) -> tuple[list[dict], dict[str, str], list[d
         return [], {}, []
 
 
+def _seed_text(config: dict) -> str:
+    """How the deals were seeded, never the secret itself: an explicit seed may be shown."""
+    seed = config.get("seed", "?")
+    if config.get("format") == "ladder":
+        return "secret seed (kept in the store)" + (f" mixed with seed {seed}" if isinstance(seed, int) else "")
+    if seed == "secret":
+        return "secret seed (kept in the store)"
+    return f"seed {seed}"
+
+
 def build_report(store_path: Path, out: Path, *, title: str | None = None) -> Path:
     """Write ``out/index.html`` (self-contained) and its PNGs and CSVs; returns the HTML path."""
     with Store(store_path, create=False) as store:
@@ -148,7 +158,7 @@ def build_report(store_path: Path, out: Path, *, title: str | None = None) -> Pa
     )
     r.p(
         f"{len(matches)} matches ({len(deals)} deals, {forfeits} forfeits) of {how}, "
-        f"variant {v.get('name', '?')}, seed {config.get('seed', '?')}; "
+        f"variant {v.get('name', '?')}, {_seed_text(config)}; "
         f"time control {tc.get('move_ms', '?')} ms a move, bank {tc.get('bank_ms', '?')} "
         f"ms, {tc.get('clock', 'wall')} clock; {len(runs)} run(s). Store: {store_path}."
     )

@@ -122,7 +122,8 @@ async def play(
     """Play ``specs`` (those not already in the store) and store each; returns how many
     were played. ``manifests`` maps the specs' seat names to agents. ``should_stop`` is
     asked after each stored match: when it says yes (an SPRT has decided, a ladder was
-    asked for N matches), matches still in flight are cancelled and not stored."""
+    asked for N matches), matches still in flight are cancelled and not stored. A store
+    error in the writer (a full disk) cancels them too, and is raised."""
     done = store.done_ids()
     todo = [s for s in specs if s.match_id not in done]
     if not todo:
@@ -168,7 +169,10 @@ async def play(
                     t1 = time.time()
             finally:
                 limiter.release_on_behalf_of(spec)
-            await out.send(Finished(spec, rec, t0, t1))
+            try:
+                await out.send(Finished(spec, rec, t0, t1))
+            except trio.BrokenResourceError:
+                pass  # the writer stopped on a store error (a full disk): that error ends the run
 
     async with trio.open_nursery() as work:
         work.start_soon(writer)

@@ -7,7 +7,9 @@ A config (TOML, every field also a flag of ``arena tournament``)::
     agents = ["random", "greedy", "agents/c-cautious"]   # names or folders
     challenger = "greedy"                # gauntlet: the agent that meets all others
     pairs = 10                           # duplicate pairs per pairing
-    seed = 1                             # the root seed
+    seed = 7                             # optional: a plain root seed, same seed, same deals;
+                                         # without it, a secret drawn for the store (arena.secret)
+    secret_file = "secret.txt"           # or: the secret from a file (shards; replaying a published one)
     concurrency = 4                      # matches in flight (default: the CPU count)
     store = "reports/demo.sqlite"        # default: reports/<name>.sqlite
     variant = "sixty-six"                # or a table: {base = "schnapsen", close_min_talon = 4}
@@ -20,7 +22,8 @@ Each **pair** is two matches with the seats swapped. Both use the match seed
 ``derive_seed(seed, "pair", a, b, k)`` for pairing (a, b) and pair index k, so deal j of
 both matches is dealt from the same deck whatever the seating, and luck cancels within
 the pair. A match id (``a~b#k.g``, g = 0 or 1) is a pure function of the config, which is
-what lets ``--resume`` skip the matches already stored.
+what lets ``--resume`` skip the matches already stored. Given no seed, the root seed is the
+store's secret, bound by `arena.secret.bind_tournament` before the schedule is made.
 """
 
 from __future__ import annotations
@@ -37,11 +40,12 @@ from .errors import UserError, read_toml
 from .game import Variant, VariantError, derive_seed
 from .protocol import TimeControl
 from .sandbox import Policy
+from .secret import commitment, read_secret_file
 
 FORMATS = ("head-to-head", "round-robin", "gauntlet")
 FIELDS = (
-    "name", "format", "agents", "challenger", "pairs", "seed", "concurrency", "store", "variant", "time_control",
-    "sandbox",
+    "name", "format", "agents", "challenger", "pairs", "seed", "secret_file", "concurrency", "store", "variant",
+    "time_control", "sandbox",
 )  # fmt: skip
 
 
@@ -65,26 +69,40 @@ class TournamentConfig:
     agents: tuple[Manifest, ...]
     challenger: str | None
     pairs: int
-    seed: int
+    #: The root seed: the user's, or a secret (``secret``); None until the store's secret is bound.
+    seed: int | None
     concurrency: int
     store: Path
     variant: Variant
     time_control: TimeControl
     source: str = "flags"  # where it came from, for error messages
     sandbox: Policy = Policy()  # how agents are run, not what the results are: not in identity()
+    secret: bool = False  # the root seed is a secret: never shown, only its hash is in identity()
+    secret_file: Path | None = None  # where the secret came from, if not from the store
+
+    @property
+    def root(self) -> int:
+        """The root seed, once bound; a config given no seed has none before its store is open."""
+        if self.seed is None:
+            raise ValueError("the secret root seed is not bound yet (arena.secret.bind_tournament)")
+        return self.seed
 
     @property
     def names(self) -> list[str]:
         return [m.name for m in self.agents]
 
     def identity(self) -> dict[str, Any]:
-        """What defines the tournament's results (not how it is run): hashed, stored."""
+        """What defines the tournament's results (not how it is run): hashed, stored. A
+        secret seed is named ``"secret"`` with its hash (``secret_sha256``), never itself."""
+        seed: dict[str, Any] = (
+            {"seed": "secret", "secret_sha256": commitment(self.root)} if self.secret else {"seed": self.root}
+        )
         return {
             "format": self.format,
             "agents": self.names,
             "challenger": self.challenger,
             "pairs": self.pairs,
-            "seed": self.seed,
+            **seed,
             "variant": self.variant.to_dict(),
             "time_control": self.time_control.to_dict(),
         }
@@ -106,7 +124,7 @@ class TournamentConfig:
         out: list[MatchSpec] = []
         for k in range(self.pairs):
             for a, b in self.pairings():
-                seed = derive_seed(self.seed, "pair", a, b, k)
+                seed = derive_seed(self.root, "pair", a, b, k)
                 for game, seats in ((0, (a, b)), (1, (b, a))):
                     out.append(MatchSpec(len(out), f"{a}~{b}#{k}.{game}", f"{a}~{b}", k, game, seats, seed))
         return out
@@ -198,9 +216,20 @@ def load_config(
     pairs = data.get("pairs", 10)
     if type(pairs) is not int or pairs < 1:
         raise _err("pairs", f"must be a positive integer, got {pairs!r}")
-    seed = data.get("seed", 1)
-    if type(seed) is not int or seed < 0:
+    seed = data.get("seed")
+    if seed is not None and (type(seed) is not int or seed < 0):
         raise _err("seed", f"must be a non-negative integer, got {seed!r}")
+    secret_file = data.get("secret_file")
+    if secret_file is not None:
+        if not isinstance(secret_file, str) or not secret_file:
+            raise _err("secret_file", f"must be a file path, got {secret_file!r}")
+        if seed is not None:
+            raise _err("secret_file", "cannot be used with a seed: the secret is the root seed (leave the seed out)")
+        secret_file = Path(secret_file)
+        try:
+            seed = read_secret_file(secret_file)
+        except UserError as e:
+            raise _err("secret_file", str(e)) from None
     concurrency = data.get("concurrency", max(2, os.cpu_count() or 2))
     if type(concurrency) is not int or not 1 <= concurrency <= 100_000:
         raise _err("concurrency", f"must be an integer 1..100000, got {concurrency!r}")
@@ -244,4 +273,6 @@ def load_config(
         time_control=time_control,
         source=src,
         sandbox=policy,
+        secret=seed is None or secret_file is not None,
+        secret_file=secret_file,
     )

@@ -2,7 +2,8 @@
 
 Tables (schema version 1):
 
-- ``meta``: key/value: ``schema_version``, ``config_hash``, ``config`` (JSON).
+- ``meta``: key/value: ``schema_version``, ``config_hash``, ``config`` (JSON), and
+  ``secret``: the secret root seed of a run given no seed (`arena.secret`).
 - ``runs``: every invocation that wrote here: start and end time, code version, shard,
   command line.
 - ``agents``: name, version, language, content hash of the folder, folder.
@@ -18,16 +19,24 @@ A match and its deals are written in one transaction, so a killed run (SIGKILL
 included) leaves only whole matches; the database runs in WAL mode so readers (progress,
 export, reports) never block the writer. Opening a store made by another config is
 refused with a one-line error.
+
+SQLite's and the OS's errors on the store (a full disk, a read-only folder, a file that
+is not SQLite or is damaged) become a one-line `StoreError` naming the file, here only:
+the connection's cursors translate them wherever they show (`_errors`); a failed match
+transaction rolls back and leaves the matches before it. `Store.verify` is the end-of-run
+check: the file is still the one opened, whole, and holds every match this run wrote.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import sqlite3
 import statistics
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +82,117 @@ TIMING_COLUMNS = (
 
 
 class StoreError(UserError):
-    """A store that cannot be used for what was asked (another config, not a store)."""
+    """A store that cannot be used for what was asked (another config, not a store, a
+    full disk, a read-only folder, a damaged file)."""
+
+
+# What a SQLite error (its extended, else its primary result code) or an OS error (its
+# errno) means for the user. Other errors (an SQL mistake, a misuse of the API) are bugs
+# and keep their type.
+_FOLDER = "cannot write: its folder must be writable, for SQLite's -wal and -shm files"
+_SQLITE_PROBLEMS = {
+    sqlite3.SQLITE_READONLY_DIRECTORY: _FOLDER,
+    sqlite3.SQLITE_READONLY_CANTINIT: _FOLDER,
+    sqlite3.SQLITE_READONLY_CANTLOCK: _FOLDER,
+    sqlite3.SQLITE_FULL: "cannot write: the disk is full",
+    sqlite3.SQLITE_READONLY: "cannot write: the store or its folder is read-only",
+    sqlite3.SQLITE_PERM: "cannot write: the store or its folder is read-only",
+    sqlite3.SQLITE_CANTOPEN: "cannot open the store: it must be readable and writable, and its folder writable, "
+    "for SQLite's -wal and -shm files",
+    sqlite3.SQLITE_NOTADB: "not a results store",
+    sqlite3.SQLITE_CORRUPT: "the store is damaged",
+    sqlite3.SQLITE_IOERR: "cannot read or write the store",
+    sqlite3.SQLITE_BUSY: "the store is busy: another process is writing it",
+    sqlite3.SQLITE_LOCKED: "the store is busy: another process is writing it",
+}
+_OS_PROBLEMS = {
+    errno.ENOSPC: "cannot write: the disk is full",
+    errno.EDQUOT: "cannot write: the disk quota is used up",
+    errno.EROFS: "cannot write: the store or its folder is read-only",
+    errno.EACCES: "cannot write: the store or its folder is not writable by this user",
+    errno.EPERM: "cannot write: the store or its folder is not writable by this user",
+}
+
+
+def _problem(e: sqlite3.Error | OSError, path: Path) -> str | None:
+    """What is wrong, in words, for an error of SQLite or of the OS on the store at
+    ``path``; None for an error that is a bug here (bad SQL, a closed connection)."""
+    if isinstance(e, OSError):
+        return f"{_OS_PROBLEMS.get(e.errno, 'cannot use the store')} ({e.strerror or e})"
+    code = getattr(e, "sqlite_errorcode", None)
+    if isinstance(e, sqlite3.IntegrityError | sqlite3.ProgrammingError) or code is None:
+        return None
+    if code & 0xFF == sqlite3.SQLITE_IOERR and _no_space(path):  # growing the -shm file, say
+        code = sqlite3.SQLITE_FULL
+    what = _SQLITE_PROBLEMS.get(code) or _SQLITE_PROBLEMS.get(code & 0xFF)
+    return f"{what} ({e})" if what else None
+
+
+def _no_space(path: Path) -> bool:
+    """Whether the file system of ``path`` has (next to) no room left."""
+    try:
+        st = os.statvfs(path.parent)
+    except OSError:
+        return False
+    return st.f_bavail * st.f_frsize < 64 * 1024
+
+
+@contextlib.contextmanager
+def _errors(path: Path) -> Iterator[None]:
+    """Turn SQLite's and the OS's errors on the store at ``path`` into one-line `StoreError`s."""
+    try:
+        yield
+    except (sqlite3.Error, OSError) as e:
+        what = _problem(e, path)
+        if what is None:
+            raise
+        raise StoreError(f"{path}: {what}") from None
+
+
+class _Cursor(sqlite3.Cursor):
+    """A cursor of a store's connection: errors as `StoreError` (see `_errors`)."""
+
+    connection: _Connection
+
+    def execute(self, sql: str, parameters: Any = (), /) -> _Cursor:
+        with _errors(self.connection.path):
+            return super().execute(sql, parameters)
+
+    def executemany(self, sql: str, seq: Iterable[Any], /) -> _Cursor:
+        with _errors(self.connection.path):
+            return super().executemany(sql, seq)
+
+    def executescript(self, script: str, /) -> _Cursor:
+        with _errors(self.connection.path):
+            return super().executescript(script)
+
+    def __next__(self) -> Any:
+        with _errors(self.connection.path):
+            return super().__next__()
+
+    def fetchone(self) -> Any:
+        with _errors(self.connection.path):
+            return super().fetchone()
+
+    def fetchall(self) -> list[Any]:
+        with _errors(self.connection.path):
+            return super().fetchall()
+
+
+class _Connection(sqlite3.Connection):
+    """A store's connection: every statement runs on a `_Cursor`, so a full disk, a
+    read-only folder or a damaged file is a `StoreError` naming the file wherever it shows."""
+
+    path: Path
+
+    def execute(self, sql: str, parameters: Any = (), /) -> _Cursor:
+        return self.cursor(_Cursor).execute(sql, parameters)
+
+    def executemany(self, sql: str, seq: Iterable[Any], /) -> _Cursor:
+        return self.cursor(_Cursor).executemany(sql, seq)
+
+    def executescript(self, script: str, /) -> _Cursor:
+        return self.cursor(_Cursor).executescript(script)
 
 
 def _u64(x: int) -> int:
@@ -92,20 +211,32 @@ class Store:
         self.path = Path(path)
         if not create and not self.path.is_file():
             raise StoreError(f"{self.path}: no such store")
-        if create:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            # The store holds the seeds and every deal: readable by this user only (SQLite
-            # gives its -wal and -shm files the same mode), so no sandboxed agent reads it.
-            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
+        #: The ids of the matches this object wrote, for `verify`.
+        self.written: list[str] = []
+        with _errors(self.path):
+            if create:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                # The store holds the seeds and every deal: readable by this user only (SQLite
+                # gives its -wal and -shm files the same mode), so no sandboxed agent reads it.
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
+            self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30, factory=_Connection)
+            self.db.path = self.path
+            opened = os.stat(self.path)
+        # The file as opened: `verify` checks that the run's file is still this one.
+        self._identity = (opened.st_dev, opened.st_ino)
+        self._size = opened.st_size
         try:
-            self.db = sqlite3.connect(self.path, isolation_level=None, timeout=30)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=NORMAL")
             if create:
                 self.db.executescript(_SCHEMA)
             version = self._meta("schema_version")
         except sqlite3.DatabaseError as e:
+            self.db.close()
             raise StoreError(f"{self.path}: not a results store ({e})") from None
+        except StoreError:
+            self.db.close()
+            raise
         if version is None:
             if not create:
                 raise StoreError(f"{self.path}: not a results store (no schema version)")
@@ -150,6 +281,18 @@ class Store:
                 f"{self.path} holds a tournament with another config (hash {have[:12]}, this one {config_hash[:12]}); "
                 "use another --store, or the config it was made with"
             )
+
+    def secret(self) -> int | None:
+        """The store's secret root seed (see `arena.secret`), or None for a store of an
+        explicit seed. Kept here only: reports and events carry its hash at most."""
+        text = self._meta("secret")
+        return int(text) if text else None
+
+    def bind_secret(self, secret: int) -> int:
+        """Keep ``secret`` as the store's secret unless it has one; returns the store's
+        (the old one if there was one: the caller compares)."""
+        self.db.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('secret', ?)", (str(secret),))
+        return int(self._meta("secret"))
 
     def compare_settings(self) -> dict[str, Any] | None:
         """The SPRT settings of an ``arena compare`` store, else None."""
@@ -196,6 +339,68 @@ class Store:
             "WHERE id = ?",
             (time.time(), run_id, run_id),
         )
+
+    # -- the end-of-run check ---------------------------------------------------------------
+    def verify(self) -> None:
+        """Check at the end of a run that the store can be trusted; `StoreError` naming
+        what is wrong if not.
+
+        The file at `path` must still be the one opened (same device and inode, no shorter,
+        a SQLite header), ``PRAGMA quick_check`` must find it whole, and every match this
+        object wrote must be in it. The check reads through a new read-only connection:
+        what a later reader will get, not what this connection has cached."""
+        n = len(self.written)
+        changed = self._changed()
+        found, damage = self._reread()
+        kept = f"{found} of {n} matches written by this run are in it"
+        if changed:
+            raise StoreError(f"{self.path}: the store changed under the run ({changed}): {kept}")
+        if damage:
+            raise StoreError(f"{self.path}: the store is damaged ({damage}): {kept}")
+        if found < n:
+            raise StoreError(f"{self.path}: {n - found} of the {n} matches written by this run are missing from it")
+
+    def _changed(self) -> str | None:
+        """How the file at `path` differs from the one opened, or None."""
+        try:
+            st = os.stat(self.path)
+            with open(self.path, "rb") as f:
+                head = f.read(100)
+        except FileNotFoundError:
+            return "file removed"
+        except OSError as e:
+            return f"cannot read it: {e.strerror or e}"
+        if (st.st_dev, st.st_ino) != self._identity:
+            return "file replaced"
+        if st.st_size < self._size:
+            return f"file truncated: {st.st_size} bytes, {self._size} when opened"
+        if st.st_size < 512 or not head.startswith(b"SQLite format 3\0"):
+            return f"file truncated or overwritten: {st.st_size} bytes, no SQLite header"
+        page = int.from_bytes(head[16:18], "big")
+        size = int.from_bytes(head[28:32], "big") * (65536 if page == 1 else page)
+        if head[24:28] == head[92:96] and st.st_size < size:  # the header's size is valid: is it all there?
+            return f"file truncated: {st.st_size} bytes, its header says {size}"
+        return None
+
+    def _reread(self) -> tuple[int, str | None]:
+        """How many of the matches this object wrote a new read-only connection finds, and
+        what ``PRAGMA quick_check`` (or reading at all) says is wrong, or None."""
+        found, damage = 0, None
+        try:
+            db = sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro", uri=True, timeout=30)
+        except sqlite3.Error as e:
+            return 0, str(e)
+        try:
+            check = [row[0] for row in db.execute("PRAGMA quick_check")]
+            if check != ["ok"]:
+                damage = f"quick_check: {check[0]}" + (f", and {len(check) - 1} more" if len(check) > 1 else "")
+            mine = set(self.written)
+            found = sum(1 for (match_id,) in db.execute("SELECT id FROM matches") if match_id in mine)
+        except sqlite3.Error as e:
+            damage = damage or str(e)
+        finally:
+            db.close()
+        return found, damage
 
     # -- matches --------------------------------------------------------------------------
     def done_ids(self) -> set[str]:
@@ -255,6 +460,7 @@ class Store:
             if self.db.in_transaction:
                 self.db.execute("ROLLBACK")
             raise
+        self.written.append(match_id)
 
     def _rows(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
         cur = self.db.execute(sql, args)

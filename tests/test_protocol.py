@@ -104,6 +104,24 @@ def test_malformed_agent_lines_are_typed_faults(line, message):
     assert "\n" not in str(e.value)
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"NaN",
+        b"Infinity",
+        b'{"type":"pong","id":NaN}',
+        b'{"type":"action","id":1,"action":"close","score":-Infinity}',
+        b'{"type":"ready","protocol":1,"name":"a","version":"1","x":[1,{"y":Infinity}]}',
+    ],
+)
+def test_nan_and_infinity_are_not_json(line):
+    """Python's json accepts NaN, Infinity and -Infinity; the wire does not, even in a
+    field the referee would ignore."""
+    with pytest.raises(AgentProtocolError) as e:
+        decode_agent_line(line)
+    assert e.value.code == "malformed" and "is not a JSON value" in str(e.value)
+
+
 @settings(max_examples=2000, derandomize=True, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(st.binary(max_size=300), st.text(max_size=300).map(str.encode), st.from_regex(
     r'\{"type":"(action|pong|ready)"(,"[a-z]+":("[^"]*"|-?[0-9]+|true|null|\[\]))*\}', fullmatch=True

@@ -4,8 +4,11 @@ Each test plays a hostile agent (tests/agents/hostile) against the bundled rando
 inside a `Sandbox` with small limits and checks that the attack was contained (the
 agent's own stderr log says what it tried and what it got), recorded (a forfeit of its
 seat, or a normal match when it survives), and cleaned up (no process of its uid left,
-its working directory gone). The isolation tests need a uid of its own per agent, so a
-referee that runs as root; they are skipped elsewhere (CI runs as root).
+its working directory gone). With bubblewrap (`Capabilities.isolated`) every agent has namespaces of its own, as
+root and as a normal user; without it, the isolation tests need a uid of its own per
+agent, so a referee that runs as root, and are skipped elsewhere (CI runs as root and has
+bubblewrap). tests/test_hostile.py runs the attacks in whole tournaments, as root and as
+an unprivileged user.
 """
 
 from __future__ import annotations
@@ -44,7 +47,10 @@ MIB = 1 << 20
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the sandbox is Linux-only")
 CAPS = probe()
-own_uid = pytest.mark.skipif(not CAPS.own_uid, reason=f"no uid of its own per agent: {CAPS.own_uid_why}")
+ISOLATED = CAPS.isolated
+own_uid = pytest.mark.skipif(
+    not (CAPS.own_uid or ISOLATED), reason=f"no uid or namespaces of its own per agent: {CAPS.own_uid_why}"
+)
 netns = pytest.mark.skipif(CAPS.network is None, reason=f"no network namespace: {CAPS.network_why}")
 
 
@@ -62,8 +68,9 @@ class Played:
     logs: list[str]  # each seat's stderr log
     uids: list[int | None]  # the uid each seat ran as
     pids: list[int]
-    cwds: list[Path]  # each seat's working directory
-    root: Path  # the sandbox's root folder
+    cwds: list[Path]  # each seat's working directory (on the host; "/" with namespaces)
+    root: Path | None  # the sandbox's root folder (None with namespaces: nothing on the host)
+    inner: list[int | None]  # with namespaces: each seat's sandbox init and agent pids
 
 
 def play(
@@ -92,7 +99,7 @@ def play(
     if sandbox is None:
         with Sandbox(Policy(limits=LIMITS)) as sb:
             rec, root = run(sb), sb.root
-        assert not root.exists(), "the sandbox root outlived its run"
+        assert root is None or not root.exists(), "the sandbox root outlived its run"
     else:
         rec, root = run(sandbox), sandbox.root
     texts = []
@@ -107,6 +114,7 @@ def play(
         pids=[started[s].pid for s in seats],
         cwds=[Path(started[s].launch.cwd) for s in seats],
         root=root,
+        inner=[pid for s in seats for pid in (started[s]._init_pid, started[s].agent_pid)],
     )
 
 
@@ -154,8 +162,36 @@ def assert_nothing_left(p: Played) -> None:
     assert alive_of_uids(uids) == []
     for pid in p.pids:
         assert alive_in_group(pid) == []
+    if ISOLATED:
+        assert None not in p.inner, p.inner  # the referee found each sandbox's init and agent
+        assert [pid for pid in p.inner if _state(str(pid)) not in (None, "Z")] == []
+        return
     for cwd in p.cwds:
         assert not cwd.exists(), f"{cwd} outlived its process"
+
+
+def descendants(pid: int) -> list[int]:
+    """Every live descendant of a process (children lists of /proc, recursively)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        for task in os.listdir(f"/proc/{p}/task") if os.path.isdir(f"/proc/{p}/task") else []:
+            try:
+                kids = [int(x) for x in Path(f"/proc/{p}/task/{task}/children").read_text().split()]
+            except (OSError, ValueError):
+                continue
+            for k in kids:
+                if _state(str(k)) not in (None, "Z"):
+                    out.append(k)
+                    todo.append(k)
+    return out
+
+
+def denied(log: str, path: Path | str) -> bool:
+    """Whether the hostile agent's log says it could not read ``path``: permission denied,
+    or with namespaces also absent from its file tree."""
+    errors = ["[Errno 13] Permission denied", *(["[Errno 2] No such file or directory"] if ISOLATED else [])]
+    return any(f"hostile: denied {path}: {e}" in log for e in errors)
 
 
 def hostile_line(log: str, what: str) -> str:
@@ -223,7 +259,7 @@ file_mb = {LIMITS.file_mb}
     )  # fmt: skip
     assert r.returncode == 0, f"exit {r.returncode}\n{r.stdout}\n{r.stderr}"
     assert "Traceback" not in r.stderr
-    if CAPS.own_uid and CAPS.network:
+    if ISOLATED:
         assert "going on without" not in r.stderr, r.stderr
     con = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
     try:
@@ -240,22 +276,29 @@ file_mb = {LIMITS.file_mb}
 @own_uid
 def test_fork_bomb_stops_at_the_process_limit_and_every_child_is_killed(tmp_path):
     peak = [0]
-    uid: list[int] = []
+    seat0 = []
 
-    def on_event(kind, data):  # after each of its moves: how many processes its uid has
-        if kind == "action" and data["seat"] == 0 and uid:
-            peak[0] = max(peak[0], len(alive_of_uids(set(uid))))
+    def count() -> int:  # the agent and its children: in its sandbox, or of its uid
+        agent = seat0[0]
+        if ISOLATED:
+            return len(descendants(agent._init_pid))
+        return len(alive_of_uids({agent.launch.uid}))
+
+    def on_event(kind, data):  # after each of its moves: how many processes it has
+        if kind == "action" and data["seat"] == 0 and seat0:
+            peak[0] = max(peak[0], count())
 
     p = play(
         [hostile("fork"), resolve("random")],
         tmp_path,
         on_event=on_event,
-        on_start=lambda seat, proc: uid.append(proc.launch.uid) if seat == 0 else None,
+        on_start=lambda seat, proc: seat0.append(proc) if seat == 0 else None,
     )
     line = hostile_line(p.logs[0], "forked")
     n = int(re.search(r"forked (\d+) children, then fork failed", line).group(1))
     assert "Resource temporarily unavailable" in line, line
-    assert 1 <= n < LIMITS.processes  # the agent itself is one of its uid's processes
+    # The agent is one of its uid's processes (and with namespaces, so is the sandbox's init).
+    assert 1 <= n <= LIMITS.processes - (2 if ISOLATED else 1)
     assert peak[0] == n + 1, (peak[0], n)  # the children really lived, outside its process group
     assert p.record.forfeit is None, p.record.forfeit  # it survived and kept playing
     assert p.record.winner in (0, 1)
@@ -277,11 +320,11 @@ def test_big_file_stops_at_the_file_size_limit_and_is_removed(tmp_path):
                         pass
 
     with Sandbox(Policy(limits=LIMITS)) as sb:
-        p_root.append(sb.root)
+        p_root.append(sb.root or "/nonexistent")  # with namespaces the file is in the sandbox's tmpfs
         p = play([hostile("bigfile"), resolve("random")], tmp_path, sandbox=sb, on_event=on_event)
-        left = [os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(sb.root) for f in fs]
+        left = [os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(p_root[0]) for f in fs]
         assert all(size <= limit for size in left)
-    assert not p.root.exists()
+    assert p.root is None or not p.root.exists()
     f = p.record.forfeit
     if f is not None:  # a program that does not ignore SIGXFSZ dies of it
         assert f.seat == 0 and f.code == "crash" and "SIGXFSZ" in f.detail, f
@@ -290,7 +333,7 @@ def test_big_file_stops_at_the_file_size_limit_and_is_removed(tmp_path):
         m = re.search(r"write stopped after (\d+) bytes: \[Errno 27\] File too large; file size (\d+)", line)
         assert m, line
         assert int(m.group(1)) == int(m.group(2)) == limit
-        assert 0 < biggest[0] <= limit
+        assert ISOLATED or 0 < biggest[0] <= limit
     assert_nothing_left(p)
 
 
@@ -316,7 +359,8 @@ def test_network_is_unreachable_even_on_loopback(tmp_path):
         p = play([hostile("network", HOSTILE_PORT=str(port)), resolve("random")], tmp_path)
         line = hostile_line(p.logs[0], "connect")
         assert line.startswith("hostile: connect failed:"), line
-        assert "Network is unreachable" in line, line
+        # its own namespace: no interface up, or (bubblewrap) a loopback of its own with no listener
+        assert "Network is unreachable" in line or (ISOLATED and "Connection refused" in line), line
         readable, _, _ = select.select([listener], [], [], 0.3)
         assert readable == [], "the agent's connection reached the listener"
         with pytest.raises(BlockingIOError):
@@ -341,7 +385,8 @@ def test_agent_cannot_read_private_files_nor_another_agents_copy(tmp_path, world
     (shared / "store.sqlite").write_text(secret)
     os.chmod(shared / "store.sqlite", 0o600)
     with Sandbox(Policy(limits=LIMITS)) as sb:
-        other = sb.root / "0-random"  # seat 0 is launched first: the sandbox's process 0
+        # the other seat's files: its working copy on the host, or with namespaces its folder
+        other = resolve("random").folder if ISOLATED else sb.root / "0-random"
         protected = [
             ladder / "ladder.sqlite",
             ladder,
@@ -349,15 +394,15 @@ def test_agent_cannot_read_private_files_nor_another_agents_copy(tmp_path, world
             other,
             other / "agent.py",
             other / "agent.toml",
-            sb.root,
+            *([Path("/etc/shadow"), ROOT / "README.md"] if ISOLATED else [sb.root]),
         ]
         paths = os.pathsep.join([*map(str, protected), "hostile.py"])
         p = play([resolve("random"), hostile("read", HOSTILE_PATHS=paths)], tmp_path, sandbox=sb)
-        assert p.cwds[0] == other  # the path the agent was given was the other seat's copy
+        assert ISOLATED or p.cwds[0] == other  # the path the agent was given was the other seat's copy
     log = p.logs[1]
     assert "hostile: read OK hostile.py" in log, log  # it can read: its own copy
     for path in protected:
-        assert f"hostile: denied {path}: [Errno 13] Permission denied" in log, (path, log)
+        assert denied(log, path), (path, log)
         assert f"read OK {path}" not in log and f"listed {path}" not in log, log
     assert secret not in log
     assert "RandomStrategy" not in log  # a line of the other agent's code
@@ -379,7 +424,7 @@ def test_agents_cannot_read_each_others_stderr_logs(world_dirs):
         log, other = p.logs[s], names[1 - s]
         assert f"hostile: marker {markers[s]}" in log, log
         assert stat.S_IMODE(os.stat(names[s]).st_mode) == 0o600
-        assert f"hostile: denied {other}: [Errno 13] Permission denied" in log, log
+        assert denied(log, other), log
         assert "hostile: glob" in log and f"read OK {other}" not in log, log
         assert markers[1 - s] not in log, log
     assert p.record.forfeit is None, p.record.forfeit
@@ -400,9 +445,12 @@ def test_agent_sees_only_whitelisted_environment(tmp_path, monkeypatch):
     allowed = {*ENV_WHITELIST, "HOME", "TMPDIR", "PYTHONDONTWRITEBYTECODE", "HOSTILE_EXTRA"}
     assert set(env) <= allowed, set(env) - allowed
     assert env["HOSTILE_EXTRA"] == "from-the-manifest"  # the manifest's [env] does get through
-    assert env["HOME"] == seen["cwd"] == str(p.cwds[0])
-    assert Path(seen["cwd"]).parent == root
-    assert env["TMPDIR"] == str(Path(seen["cwd"]) / ".tmp")
+    if ISOLATED:  # its working copy and /tmp inside its own mount namespace
+        assert env["HOME"] == seen["cwd"] == "/home/agent" and env["TMPDIR"] == "/tmp", seen
+    else:
+        assert env["HOME"] == seen["cwd"] == str(p.cwds[0])
+        assert Path(seen["cwd"]).parent == root
+        assert env["TMPDIR"] == str(Path(seen["cwd"]) / ".tmp")
     if CAPS.own_uid:
         assert seen["uid"] == p.uids[0] and UID_BASE <= seen["uid"] < UID_BASE + UID_SPAN
     assert p.record.forfeit is None, p.record.forfeit
@@ -428,7 +476,7 @@ def test_agent_cannot_read_the_tournament_store(tmp_path, world_dirs):
     )  # fmt: skip
     assert r.returncode == 0, f"exit {r.returncode}\n{r.stdout}\n{r.stderr}"
     logs = [p.read_text() for p in sorted((out / "logs").glob("hostile-read-*.log"))]
-    assert logs and all(f"hostile: denied {out / 'logs'}:" in log for log in logs)  # the logs' folder is private
+    assert logs and all(denied(log, out / "logs") for log in logs)  # the logs' folder is private
     for log in logs:
         assert "hostile: read OK" not in log and "SQLite format 3" not in log, log
 
@@ -459,24 +507,26 @@ def test_sandbox_info_lists_every_mechanism_on(tmp_path):
         m = re.match(r"^  (on |OFF)  (\S+(?: \S+)*)\s{2,}(.*)$", line)
         if m:
             state[m.group(2)] = (m.group(1).strip(), m.group(3))
-    expected = {"working directory", "environment", "memory", "CPU time", "file size", "processes", "network",
-                "file isolation", "process isolation", "no new privileges", "cleanup"}  # fmt: skip
+    expected = {"namespaces", "working directory", "environment", "memory", "CPU time", "file size", "disk space",
+                "processes", "network", "file isolation", "process isolation", "signals", "no new privileges",
+                "cleanup"}  # fmt: skip
     assert set(state) == expected, r.stdout
     assert state["memory"] == ("on", "RLIMIT_DATA 256 MiB")
     for always in ("working directory", "environment", "memory", "CPU time", "file size", "no new privileges"):
         assert state[always][0] == "on", r.stdout
-    if not CAPS.own_uid:
-        pytest.skip(f"no uid of its own per agent here: {CAPS.own_uid_why}")
-    for mechanism in ("network", "file isolation", "processes", "process isolation"):
-        assert state[mechanism][0] == "on", r.stdout
-    assert state["processes"][1] == "RLIMIT_NPROC 32"
+    if not ISOLATED:
+        assert state["namespaces"][0] == "OFF" and "missing:" in r.stdout
+        pytest.skip(f"no namespaces here: {CAPS.bwrap_why}")
+    assert all(on == "on" for on, _ in state.values()), r.stdout
+    assert state["processes"][1] == "RLIMIT_NPROC 32, counted in its own user namespace"
     assert "missing:" not in r.stdout
 
 
 # -- the CPU-time limit over a process's life ---------------------------------------------------------------------
 def test_a_process_near_its_cpu_limit_is_replaced_between_matches(tmp_path):
-    # "burn" uses 0.3 s of CPU at each match start; with a 1 s limit a process is replaced
-    # after about three matches, between two of them, so no match is lost to SIGXCPU.
+    # "burn" uses 0.3 s of CPU at each match start; with a 2 s limit a process is replaced
+    # once it has used 1.6 s (after about five matches), between two of them, so no match
+    # is lost to SIGXCPU: 0.4 s of margin covers the next match's 0.3 s and its play.
     from arena.runner import run_tournament
     from arena.schedule import load_config
     from arena.store import Store
@@ -490,7 +540,7 @@ def test_a_process_near_its_cpu_limit_is_replaced_between_matches(tmp_path):
     )  # fmt: skip
     logs = tmp_path / "logs"
     logs.mkdir()
-    with Store(cfg.store) as store, Sandbox(Policy(limits=dataclasses.replace(LIMITS, cpu_s=1))) as sb:
+    with Store(cfg.store) as store, Sandbox(Policy(limits=dataclasses.replace(LIMITS, cpu_s=2))) as sb:
         store.bind_config(cfg.identity(), cfg.config_hash)
         played = trio.run(lambda: run_tournament(cfg, cfg.schedule(), store, store.start_run("t", None, []),
                                                  logs=logs, sandbox=sb))  # fmt: skip
@@ -501,20 +551,24 @@ def test_a_process_near_its_cpu_limit_is_replaced_between_matches(tmp_path):
 
 @own_uid
 def test_agent_cannot_see_other_processes_nor_the_referees_command_line(tmp_path):
-    if not CAPS.hide_processes:
+    if not (CAPS.hide_processes or ISOLATED):
         pytest.skip("no /proc of its own here")
     me = os.getpid()  # the referee: a tournament's command line may carry --seed
     paths = os.pathsep.join([f"/proc/{me}/cmdline", f"/proc/{me}/environ", "/proc/1/cmdline"])
     p = play([hostile("read", HOSTILE_PATHS=paths), resolve("random")], tmp_path)
     assert p.record.forfeit is None, p.record.forfeit
     log = p.logs[0]
-    assert "read OK" not in log and log.count("hostile: denied /proc/") == 3, log
+    if ISOLATED:  # a PID namespace: the referee has no pid there, and pid 1 is the sandbox's own init
+        assert denied(log, f"/proc/{me}/cmdline") and denied(log, f"/proc/{me}/environ"), log
+        assert "read OK /proc/1/cmdline" not in log or "jail.py" in hostile_line(log, "read OK /proc/1/cmdline")
+    else:
+        assert "read OK" not in log and log.count("hostile: denied /proc/") == 3, log
     assert Path(f"/proc/{me}/cmdline").read_bytes()  # the test itself can read it: the check can fail
 
 
 @own_uid
 def test_agent_cannot_read_the_tournament_config_with_its_seed(tmp_path, world_dirs):
-    if not CAPS.hide_processes:
+    if not (CAPS.hide_processes or ISOLATED):
         pytest.skip("no mount namespace of its own here")
     out = world_dirs(0o755)
     cfg = out / "t.toml"
@@ -535,6 +589,154 @@ def test_agent_cannot_read_the_tournament_config_with_its_seed(tmp_path, world_d
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
     logs = [p.read_text() for p in (out / "logs").glob("hostile-read-*.log")]
-    assert logs and all(f"read OK {cfg} 0 bytes" in log for log in logs), logs  # it saw an empty file
+    # it saw an empty file, or with namespaces no file at all
+    assert logs and all(f"read OK {cfg} 0 bytes" in log or (ISOLATED and denied(log, cfg)) for log in logs), logs
     assert not any("987654321" in log for log in logs)
     assert "987654321" in cfg.read_text()  # the file itself is untouched
+
+
+# -- without namespaces: said once, and ladders refuse untrusted code ------------------------------------------------
+def arena_cli(*argv: str, cwd: Path = ROOT, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *argv], capture_output=True, text=True, timeout=120, cwd=cwd,
+        env={**os.environ, **env},
+    )  # fmt: skip
+
+
+def test_without_bubblewrap_a_run_says_so_in_one_line_and_plays(tmp_path):
+    r = arena_cli("match", "greedy", "random", "--seed", "3", ARENA_BWRAP=str(tmp_path / "no-bwrap"))
+    assert r.returncode == 0, r.stderr
+    lines = [x for x in r.stderr.splitlines() if "going on without" in x]
+    assert len(lines) == 1 and "namespaces" in lines[0] and "no-bwrap is not a program" in lines[0], r.stderr
+    assert "result:" in r.stdout
+    info = arena_cli("sandbox-info", ARENA_BWRAP=str(tmp_path / "no-bwrap"))
+    assert re.search(r"^  OFF  namespaces ", info.stdout, re.M) and "missing:" in info.stdout, info.stdout
+
+
+def test_a_ladder_refuses_submitted_code_where_agents_cannot_be_isolated(tmp_path):
+    off = {"ARENA_BWRAP": str(tmp_path / "no-bwrap")}
+    assert arena_cli("ladder", "init", "lad", "--move-ms", "200", cwd=tmp_path, **off).returncode == 0
+    for argv in (("submit", "greedy", "--ladder", "lad"), ("ladder", "run", "--ladder", "lad", "--matches", "2")):
+        r = arena_cli(*argv, cwd=tmp_path, **off)
+        assert r.returncode == 2, (argv, r.stdout, r.stderr)
+        assert r.stderr.strip().splitlines() == [
+            "arena: error: ladder 'lad' runs submitted code, but agents cannot be isolated here: "
+            f"ARENA_BWRAP={off['ARENA_BWRAP']} is not a program; pass --unsafe-sandbox to run it anyway"
+        ], r.stderr
+    # the organiser's explicit choice: it runs, and says what is missing
+    for name in ("greedy", "random"):
+        r = arena_cli("submit", name, "--ladder", "lad", "--unsafe-sandbox", cwd=tmp_path, **off)
+        assert r.returncode == 0, r.stderr
+    r = arena_cli("ladder", "run", "--ladder", "lad", "--matches", "2", "--unsafe-sandbox", "--quiet", cwd=tmp_path,
+                  **off)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "going on without namespaces" in r.stderr
+    if ISOLATED:  # and where bubblewrap works, no flag is needed
+        assert arena_cli("ladder", "run", "--ladder", "lad", "--matches", "2", "--quiet", cwd=tmp_path).returncode == 0
+
+
+def test_sandbox_uids_are_unique_across_referees_and_lapse_with_them(tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("uids of their own are given by a root referee only")
+    from arena.sandbox import allocate_uid
+
+    # Another referee holds 300 uids (in another process); ours never draws one of them.
+    code = (
+        "import sys, time; from arena.sandbox import allocate_uid\n"
+        "held = [allocate_uid() for _ in range(300)]\n"
+        "print(' '.join(str(u) for u, _ in held), flush=True); time.sleep(60)\n"
+    )
+    other = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        theirs = {int(x) for x in other.stdout.readline().split()}
+        assert len(theirs) == 300
+        ours = [allocate_uid() for _ in range(300)]
+        assert len({u for u, _ in ours}) == 300 and not theirs & {u for u, _ in ours}
+        # While held, a uid cannot be claimed: its lock is taken.
+        import fcntl
+
+        uid, fd = ours[0]
+        lock = Path("/run/arena-uids" if os.access("/run", os.W_OK) else Path(tempfile.gettempdir(), ".arena-uids"))
+        probe_fd = os.open(lock / str(uid), os.O_RDWR)
+        with pytest.raises(BlockingIOError):
+            fcntl.flock(probe_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.close(fd)  # released: now it can
+        fcntl.flock(probe_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.close(probe_fd)
+        for _, f in ours[1:]:
+            os.close(f)
+    finally:
+        other.kill()
+        other.wait()
+    # The other referee is gone (killed): its claims lapsed with it.
+    fd = os.open(lock / str(next(iter(theirs))), os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    os.close(fd)
+
+
+# -- cleanup never reaches outside its own folders ---------------------------------------------------------------
+REMOVE = "import sys, pathlib; from arena.sandbox import _remove; [_remove(pathlib.Path(p)) for p in sys.argv[1:]]"
+
+
+@pytest.fixture
+def scratch(tmp_path, monkeypatch):
+    """A scratch TMPDIR like /tmp (mode 1777) for the sandbox's folders."""
+    d = tmp_path / "tmp"
+    d.mkdir()
+    os.chmod(d, 0o1777)
+    monkeypatch.setenv("TMPDIR", str(d))
+    monkeypatch.setattr(tempfile, "tempdir", None)  # gettempdir() reads TMPDIR again
+    assert tempfile.gettempdir() == str(d)
+    return d
+
+
+def test_removing_a_folder_that_is_already_gone_leaves_its_parent_alone(scratch):
+    from arena.sandbox import _remove
+
+    before = os.stat(scratch)
+    gone = Path(tempfile.mkdtemp(prefix="arena-sb-"))
+    os.rmdir(gone)
+    _remove(gone)  # no error: already removed
+    _remove(gone / "deeper")
+    after = os.stat(scratch)
+    assert oct(stat.S_IMODE(after.st_mode)) == oct(stat.S_IMODE(before.st_mode)) == oct(0o1777)
+    assert (after.st_uid, after.st_gid) == (before.st_uid, before.st_gid)
+
+
+def test_removing_read_only_and_unreadable_folders_chmods_only_inside_the_tree(scratch):
+    """A tree as a hostile agent may leave it: a read-only folder, an unreadable one inside
+    it, and symlinks to its parent and to a folder outside. It is removed whole; neither
+    the parent (1777) nor a symlink's target changes mode. As root permissions do not
+    stop the removal, so the removal then runs as an unprivileged user, owner of the
+    scratch folder (so a stray chmod of it would succeed and show)."""
+    from asuser import as_user, can_switch, give, user_env
+
+    outside = scratch / "outside"
+    outside.mkdir()
+    (outside / "keep").write_text("keep")
+    os.chmod(outside, 0o755)
+    tree = Path(tempfile.mkdtemp(prefix="arena-sb-"))
+    (tree / "ro" / "locked" / "deep").mkdir(parents=True)
+    (tree / "ro" / "f").write_text("x")
+    (tree / "ro" / "locked" / "g").write_text("y")
+    (tree / "link-out").symlink_to(outside)
+    (tree / "ro" / "link-parent").symlink_to(scratch)
+    command = [sys.executable, "-c", REMOVE, str(tree)]
+    if os.geteuid() == 0:
+        if not can_switch():
+            pytest.skip("running as root without useradd: permissions would not stop the removal")
+        give(scratch)
+        command = as_user(command, extra=[scratch])
+    os.chmod(tree / "ro" / "locked", 0o000)
+    os.chmod(tree / "ro", 0o500)
+    os.chmod(tree, 0o500)
+    before = {p: os.stat(p) for p in (scratch, outside)}
+    env = user_env(scratch) if os.geteuid() == 0 else dict(os.environ)
+    p = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert not os.path.lexists(tree), sorted(os.listdir(tree))
+    for path, st in before.items():
+        now = os.stat(path)
+        assert (stat.S_IMODE(now.st_mode), now.st_uid) == (stat.S_IMODE(st.st_mode), st.st_uid), path
+    assert stat.S_IMODE(os.stat(scratch).st_mode) == 0o1777
+    assert (outside / "keep").read_text() == "keep"

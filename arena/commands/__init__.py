@@ -13,6 +13,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "demo": ("arena.commands.demo", "a seeded round-robin of the bundled agents, in about a minute"),
     "replay": ("arena.commands.replay", "play a stored match again and check that it comes out the same"),
     "merge": ("arena.commands.merge", "combine the stores of tournament shards"),
+    "secret": ("arena.commands.secret", "print a store's secret root seed: for shards, or to publish a finished run"),
     "export": ("arena.commands.export", "write a store's matches and deals as CSV, Parquet or JSON lines"),
     "submit": ("arena.commands.submit", "validate, build, check and enter an agent into a ladder (sandboxed)"),
     "ladder": ("arena.commands.ladder", "a persistent ladder: init, run, standings, history, retire"),

@@ -22,6 +22,7 @@ from ..options import add_sandbox, add_time_control_overrides, sandbox_policy, t
 from ..runner import Finished, run_tournament
 from ..sandbox import Sandbox, private
 from ..schedule import load_config
+from ..secret import bind_tournament, explicit_seed_warning
 from ..store import Store
 from .tournament import code_version
 
@@ -37,7 +38,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     t.add_argument("--max-pairs", type=int, default=20_000, help="stop without a decision here (default 20000)")
     t.add_argument("--fixed", type=int, metavar="N", help="no SPRT: play exactly N pairs and report the estimate")
     g = p.add_argument_group("the matches")
-    g.add_argument("--seed", type=int, default=1)
+    g.add_argument(
+        "--seed", type=int,
+        help="a plain root seed, for trusted agents only (default: a secret drawn for the store and kept in it)",
+    )  # fmt: skip
+    g.add_argument("--secret-file", metavar="FILE", help="the root seed is the secret in FILE (arena secret STORE)")
     g.add_argument("--variant", default="sixty-six")
     g.add_argument("--concurrency", type=int)
     g.add_argument("--store", help="default: reports/compare-NEW-vs-OLD.sqlite")
@@ -60,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     pairs = args.fixed or args.max_pairs
     tc_flags = time_control_overrides(args)
     overrides = {"format": "head-to-head", "agents": [args.new, args.old], "pairs": pairs, "seed": args.seed,
-                 "variant": args.variant, "concurrency": args.concurrency}  # fmt: skip
+                 "secret_file": args.secret_file, "variant": args.variant, "concurrency": args.concurrency}  # fmt: skip
     cfg = load_config(None, overrides, tc_flags)
     new, old = cfg.names
     if args.store is None:
@@ -70,7 +75,6 @@ def run(args: argparse.Namespace) -> int:
     settings = {"new": new, "old": old, "elo0": args.elo0, "elo1": args.elo1, "alpha": args.alpha,
                 "beta": args.beta, "max_pairs": pairs, "fixed": args.fixed is not None}  # fmt: skip
     build_all(list(cfg.agents))
-    specs = cfg.schedule()
     test = new_test(settings)
     feed = PairFeed(new)
     margins: list[int] = []
@@ -89,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
                 say(line.rsplit("  ", 1)[0] if args.fixed else line)  # a fixed run has no SPRT status
 
     with Store(cfg.store) as store:
+        cfg = bind_tournament(cfg, store)
+        specs = cfg.schedule()
         store.bind_config(cfg.identity(), cfg.config_hash)
         store.bind_compare(settings)
         store.bind_agents([m.row() for m in cfg.agents])
@@ -100,6 +106,9 @@ def run(args: argparse.Namespace) -> int:
         mode = f"{pairs} pairs" if args.fixed else f"SPRT elo0={args.elo0:g} elo1={args.elo1:g} " \
             f"alpha={args.alpha:g} beta={args.beta:g}, at most {pairs} pairs"  # fmt: skip
         say(f"comparing {new} (new) with {old} (old): {mode}; store {cfg.store}")
+        policy = sandbox_policy(args)
+        if not cfg.secret and policy.enabled and not decided():
+            print(explicit_seed_warning(cfg.root), file=sys.stderr)
         run_id = store.start_run(code_version(), None, sys.argv)
 
         def finished(f: Finished) -> None:
@@ -112,11 +121,12 @@ def run(args: argparse.Namespace) -> int:
                 logs = cfg.store.with_name(cfg.store.stem + "-logs")
                 logs.mkdir(parents=True, exist_ok=True)
                 private(logs)
-                with Sandbox(sandbox_policy(args)) as sandbox:
+                with Sandbox(policy, hide=[cfg.secret_file] if cfg.secret_file else []) as sandbox:
                     trio.run(lambda: run_tournament(cfg, specs, store, run_id, on_finished=finished,
                                                     should_stop=decided, logs=logs, sandbox=sandbox))  # fmt: skip
         finally:
             store.finish_run(run_id)
+        store.verify()  # every match written is there, in the file that was opened, whole
     print(describe(test, margins, settings))
     if not args.no_report:
         from ..report import build_report

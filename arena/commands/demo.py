@@ -31,4 +31,4 @@ def run(args: argparse.Namespace) -> int:
         args.store.with_name(args.store.name + "-shm"),
     ):
         path.unlink(missing_ok=True)
-    return run_config(cfg, quiet=args.quiet)
+    return run_config(cfg, quiet=args.quiet, warn_seed=False)  # the bundled agents only: nothing to hide

@@ -11,10 +11,10 @@ import trio
 from .. import ladder
 from ..errors import UserError
 from ..ladder_runner import run_ladder
-from ..options import add_time_control_overrides, time_control_overrides
+from ..options import add_time_control_overrides, add_unsafe, time_control_overrides
 from ..progress import EventLog, match_event
 from ..runner import Finished
-from ..sandbox import Sandbox
+from ..sandbox import Sandbox, require_isolation
 from .tournament import code_version
 
 DEFAULT = Path("ladder")
@@ -25,7 +25,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     i = sub.add_parser("init", help="make a new ladder folder (settings, store)")
     i.add_argument("folder", nargs="?", type=Path, default=DEFAULT, help="the ladder's folder (default: ./ladder)")
     i.add_argument("--name", help="the ladder's name")
-    i.add_argument("--seed", type=int, help="root seed of the deals and of the scheduler (default: 1)")
+    i.add_argument(
+        "--seed", type=int,
+        help="a seed mixed with the ladder's secret (128 bits, drawn now and kept in its store), never used alone: "
+        "the deals stay secret whatever the seed (default: the secret alone)",
+    )  # fmt: skip
     i.add_argument("--variant", help="rule preset (default: sixty-six)")
     i.add_argument("--concurrency", type=int, help="matches in flight (default: the CPU count)")
     i.add_argument("--round-pairs", type=int, help="duplicate pairs per scheduling round (default: 4 x concurrency)")
@@ -33,9 +37,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     r = sub.add_parser("run", help="play scheduled pairs until interrupted, or for N matches")
     _ladder(r)
-    r.add_argument("--matches", type=int, help="stop after this many matches are stored")
+    r.add_argument(
+        "--matches", type=int, metavar="N",
+        help="play N more matches in this run, then stop (N matches stored by this run, whatever the store held)",
+    )  # fmt: skip
     r.add_argument("--rounds", type=int, help="stop after this many scheduling rounds")
     r.add_argument("--quiet", action="store_true", help="print only the standings at the end")
+    add_unsafe(r)
     r.add_argument("--events", type=Path, metavar="FILE", help="append a JSON-lines event stream to FILE")
 
     s = sub.add_parser("standings", help="ratings with 95%% intervals, games, score, status")
@@ -90,6 +98,7 @@ def _run(args: argparse.Namespace) -> int:
         if v is not None and v < 1:
             raise UserError(f"--{flag}: must be a positive integer, got {v}")
     cfg = ladder.load(args.ladder)
+    require_isolation(cfg.sandbox, args.unsafe_sandbox, f"ladder {cfg.name!r}")
     log = EventLog(args.events) if args.events else None
     say = (lambda *a: None) if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
     with ladder.open_store(cfg) as store:
@@ -117,7 +126,7 @@ def _run(args: argparse.Namespace) -> int:
 
         played = 0
         try:
-            with Sandbox(cfg.sandbox, warn=lambda s: say(f"arena: {s}")) as sandbox:
+            with Sandbox(cfg.sandbox) as sandbox:  # what it goes without is said even with --quiet
                 played = trio.run(
                     lambda: run_ladder(cfg, store, run_id, sandbox, max_matches=args.matches, max_rounds=args.rounds,
                                        on_finished=finished, on_round=round_done)
@@ -126,6 +135,7 @@ def _run(args: argparse.Namespace) -> int:
             store.finish_run(run_id)
             if log:
                 log.close()
+        store.verify()  # every match written is there, in the file that was opened, whole
         rated = ladder.ratings(store)
         print(ladder.format_standings(ladder.standings_frame(store, rated), rated.reference))
         print(f"\n{played} matches played now, {store.count()} in the ladder: {cfg.store_path}")

@@ -21,6 +21,7 @@ from ..options import add_sandbox, sandbox_policy
 from ..playbyplay import PlayByPlay
 from ..protocol import TimeControl
 from ..sandbox import Sandbox
+from ..secret import store_root
 from ..store import Store
 
 
@@ -42,6 +43,7 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"{args.store}: no match {args.match_id!r} (ids look like: {some or 'none stored'})")
         row, deals = found
         config = store.config
+        root = store_root(store)  # the explicit seed, or the secret kept in the store
         agents = {a["name"]: a for a in store.agents()}
     manifests = []
     for name in (row["seat0"], row["seat1"]):
@@ -53,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     build_all(manifests)
     variant = Variant.from_dict(config["variant"])
     tc = TimeControl(**config["time_control"])
-    seeds = [derive_seed(config["seed"], "agent", m.name) for m in manifests]
+    seeds = [derive_seed(root, "agent", m.name) for m in manifests]
     printer = PlayByPlay([m.name for m in manifests]) if args.play_by_play else None
     args.logs = args.logs or args.store.with_name(args.store.stem + "-logs")
     args.logs.mkdir(parents=True, exist_ok=True)

@@ -6,7 +6,8 @@ import argparse
 from pathlib import Path
 
 from .. import ladder
-from ..options import add_sandbox, sandbox_policy
+from ..options import add_sandbox, add_unsafe, sandbox_policy
+from ..sandbox import require_isolation
 from ..submit import submit
 
 
@@ -14,12 +15,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", type=Path, help="the agent's folder (or its manifest file)")
     p.add_argument("--ladder", type=Path, help="the ladder to enter it in (without: only check it)")
     add_sandbox(p)
+    add_unsafe(p)
 
 
 def run(args: argparse.Namespace) -> int:
     cfg = ladder.load(args.ladder) if args.ladder else None
     base = cfg.sandbox if cfg else None
-    result = submit(args.path, cfg, policy=sandbox_policy(args, base))
+    policy = sandbox_policy(args, base)
+    if cfg is not None:  # its build runs in the sandbox, and then it plays the ladder's agents
+        require_isolation(policy, args.unsafe_sandbox, f"ladder {cfg.name!r}")
+    result = submit(args.path, cfg, policy=policy)
     if result.status == "checked":
         print(f"{result.key}: valid, built and conformant; add --ladder DIR to enter it")
     elif result.status == "unchanged":

@@ -1,4 +1,9 @@
-"""``arena tournament [CONFIG.toml]``: a seeded, resumable tournament into a SQLite store."""
+"""``arena tournament [CONFIG.toml]``: a seeded, resumable tournament into a SQLite store.
+
+Given no ``--seed``, the root seed is a secret drawn for the store and kept only there
+(`arena.secret`); ``--secret-file`` gives shards, or a replay of a published competition,
+the same secret without putting it on a command line.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +24,7 @@ from ..progress import EventLog, Progress, match_event
 from ..runner import Finished, run_tournament
 from ..sandbox import Sandbox, private
 from ..schedule import FORMATS, TournamentConfig, load_config, shard
+from ..secret import bind_tournament, explicit_seed_warning
 from ..standings import format_standings, standings
 from ..store import Store
 
@@ -31,7 +37,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--agents", help="comma-separated agent names or folders")
     g.add_argument("--challenger", help="gauntlet: the agent that meets all the others")
     g.add_argument("--pairs", type=int, help="duplicate pairs per pairing (two matches each)")
-    g.add_argument("--seed", type=int, help="root seed")
+    g.add_argument(
+        "--seed", type=int,
+        help="a plain root seed: the same deals on every run, for trusted agents only (default: a secret of 128 "
+        "bits drawn for the store and kept in it, so no agent can rebuild the deals)",
+    )  # fmt: skip
+    g.add_argument(
+        "--secret-file", metavar="FILE",
+        help="the root seed is the secret in FILE (as arena secret STORE prints it): shards of one tournament, "
+        "or a replay of a published one",
+    )  # fmt: skip
     g.add_argument("--variant", help="rule preset")
     g.add_argument("--concurrency", type=int, help="matches in flight (default: the CPU count)")
     g.add_argument("--store", help="the SQLite results file")
@@ -54,6 +69,7 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
         "challenger": args.challenger,
         "pairs": args.pairs,
         "seed": args.seed,
+        "secret_file": args.secret_file,
         "variant": args.variant,
         "concurrency": args.concurrency,
         "store": args.store,
@@ -92,9 +108,11 @@ def run_config(
     logs: Path | None = None,
     argv: list[str] | None = None,
     report: bool = True,
+    warn_seed: bool = True,
 ) -> int:
-    """Validate, build, open the store and play; prints the standings. The exit status."""
-    specs = shard(cfg.schedule(), shard_spec)
+    """Validate, build, open the store and play; prints the standings. The exit status.
+    ``warn_seed``: warn that an explicit seed is guessable when agents run sandboxed."""
+    shard([], shard_spec)  # a bad --shard is refused before the store is made
     cpus = os.cpu_count() or 1
     if cfg.concurrency > cpus and cfg.time_control.clock == "wall":
         print(
@@ -105,6 +123,8 @@ def run_config(
     build_all(list(cfg.agents))
     agent_rows = [m.row() for m in cfg.agents]
     with Store(cfg.store) as store:
+        cfg = bind_tournament(cfg, store)
+        specs = shard(cfg.schedule(), shard_spec)
         store.bind_config(cfg.identity(), cfg.config_hash)
         store.bind_agents(agent_rows)
         have = store.done_ids()
@@ -114,6 +134,8 @@ def run_config(
                 f"{cfg.store} already holds {len(mine)} matches of this tournament; "
                 "add --resume to play the missing ones, or choose another --store"
             )
+        if warn_seed and not cfg.secret and cfg.sandbox.enabled:
+            print(explicit_seed_warning(cfg.root), file=sys.stderr)
         run_id = store.start_run(code_version(), shard_spec, argv if argv is not None else sys.argv)
         logs = logs or cfg.store.with_suffix("").with_name(cfg.store.stem + "-logs")
         logs.mkdir(parents=True, exist_ok=True)
@@ -151,13 +173,15 @@ def run_config(
             return n
 
         try:
-            with Sandbox(cfg.sandbox, hide=[Path(cfg.source)] if cfg.source != "flags" else []) as sandbox:
+            hide = [Path(cfg.source)] if cfg.source != "flags" else []
+            with Sandbox(cfg.sandbox, hide=hide + [cfg.secret_file] if cfg.secret_file else hide) as sandbox:
                 played = trio.run(main)
         finally:
             store.finish_run(run_id)
             if log:
                 log.emit("run_finished", played=progress.played, done=progress.done, total=len(specs))
                 log.close()
+        store.verify()  # every match written is there, in the file that was opened, whole
         if not quiet:
             progress.draw()
         ids = {s.match_id for s in specs}
