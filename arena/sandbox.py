@@ -301,15 +301,17 @@ def bwrap_argv(
             a += ["--symlink", os.readlink(d), d]
         elif os.path.isdir(d):
             a += ["--ro-bind", d, d]
-    for name in ETC_FILES:
-        a += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-    for p in _binds(command, path):
-        a += ["--ro-bind", p, p]
+    # the tmpfs go first, the runtime binds after: an interpreter or checkout under /tmp
+    # (a CI clone, say) is then bound on top of the private /tmp, not hidden by it
     mib = 1 << 20
     a += ["--proc", "/proc", "--dev", "/dev",
           "--size", str(limits.shm_mb * mib), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
           "--size", str(limits.tmp_mb * mib), "--tmpfs", "/tmp",
           "--chdir", "/"]  # fmt: skip
+    for name in ETC_FILES:
+        a += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    for p in _binds(command, path):
+        a += ["--ro-bind", p, p]
     spec: dict[str, Any] = {"init": True, "rlimits": limits.rlimits(True), "cwd": SANDBOX_HOME}
     if build:  # a build writes its outputs into the folder itself, readable by the agents' uids
         a += ["--bind", str(source), SANDBOX_HOME]

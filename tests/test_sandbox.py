@@ -522,6 +522,19 @@ def test_sandbox_info_lists_every_mechanism_on(tmp_path):
     assert "missing:" not in r.stdout
 
 
+
+def test_where_bubblewrap_itself_works_the_arena_sandbox_works_too():
+    # a sandbox that quietly falls back would skip every namespace test: where bwrap can
+    # make its namespaces at all, the arena's own command line must work (whatever the
+    # checkout's path: a clone under /tmp once hid its interpreter under the private /tmp)
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        pytest.skip("bubblewrap is not installed")
+    plain = subprocess.run([bwrap, "--unshare-all", "--ro-bind", "/", "/", "true"], capture_output=True, timeout=30)
+    if plain.returncode != 0:
+        pytest.skip(f"bubblewrap cannot make namespaces here: {plain.stderr.decode().strip()}")
+    assert ISOLATED, CAPS.bwrap_why
+
 # -- the CPU-time limit over a process's life ---------------------------------------------------------------------
 def test_a_process_near_its_cpu_limit_is_replaced_between_matches(tmp_path):
     # "burn" uses 0.3 s of CPU at each match start; with a 2 s limit a process is replaced
