@@ -8,13 +8,16 @@ An agent is a folder holding ``agent.toml``::
     command = ["{python}", "agent.py"]   # run in the folder; {python} is this Python
     build = ["cc", "-O2", "-o", "agent", "agent.c"]   # optional, run in the folder first
     description = "..."             # optional
+    variants = ["schnapsen"]        # optional: the games it plays (default: both)
     [env]                           # optional extra environment variables
     OMP_NUM_THREADS = "1"
 
 An agent is named on the command line by its folder path, by the path of a manifest file
 (``folder/other.toml``: one folder may hold several agents that share its files), or by
 its manifest name, which is looked up among the folders of ``./agents`` and of the bundled
-``agents/``. A sandboxed agent gets a copy of its folder and nothing else, so everything
+agents (the checkout's ``agents/``, shipped in the package as ``arena/bundled``). An
+installed agent with a build step is built in a copy under the user's cache folder
+(`build_home`). A sandboxed agent gets a copy of its folder and nothing else, so everything
 its command needs must be inside the folder.
 """
 
@@ -25,17 +28,31 @@ import fnmatch
 import hashlib
 import os
 import re
+import shutil
 import sys
+import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import trio
 
+from . import toolchain
 from .errors import UserError, read_toml
+from .game import Variant
 from .process import Launch, run_build
 
 MANIFEST = "agent.toml"
-BUNDLED = Path(__file__).resolve().parent.parent / "agents"
+#: The games a manifest's ``variants`` may name: every variant belongs to one, by its deck.
+FAMILIES = ("sixty-six", "schnapsen")
+REQUIRED = ("name", "version", "language", "command")
+OPTIONAL = ("build", "description", "env", "variants")
+_HERE = Path(__file__).resolve().parent
+#: The bundled agents: shipped inside the package (``arena/bundled``, an installed wheel), or
+#: the checkout's ``agents/`` (a source tree or an editable install).
+BUNDLED = next((p for p in (_HERE / "bundled", _HERE.parent / "agents") if p.is_dir()), _HERE / "bundled")
+#: Whether they are an installed copy (site-packages: maybe read-only, maybe shared by users).
+INSTALLED = BUNDLED.parent == _HERE
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
@@ -52,6 +69,7 @@ class Manifest:
     description: str = ""
     env: tuple[tuple[str, str], ...] = ()
     manifest_file: str = MANIFEST  # the manifest's file name in the folder
+    variants: tuple[str, ...] = FAMILIES  # the games it plays: "sixty-six", "schnapsen"
 
     @property
     def manifest_path(self) -> Path:
@@ -60,6 +78,10 @@ class Manifest:
     @property
     def label(self) -> str:
         return f"{self.name} {self.version}"
+
+    def plays(self, variant: Variant) -> bool:
+        """Whether the agent plays ``variant``: its game (`family`) is one of ``variants``."""
+        return family(variant) in self.variants
 
     def files(self) -> list[Path]:
         """The folder's own files, sorted, leaving out build outputs and caches: what its
@@ -121,19 +143,50 @@ def _field(data: dict[str, Any], key: str, where: str, kind: type, required: boo
     return value
 
 
+def family(variant: Variant) -> str:
+    """The game a variant is a rule set of: ``sixty-six`` (24 cards) or ``schnapsen`` (20)."""
+    return "sixty-six" if variant.deck == 24 else "schnapsen"
+
+
+def unplayed(manifests: Sequence[Manifest], variant: Variant) -> str | None:
+    """Why one of the agents cannot be paired into ``variant`` (its manifest's ``variants``
+    leave its game out), or None if every one plays it."""
+    for m in manifests:
+        if not m.plays(variant):
+            return (
+                f"agent {m.name!r} plays only {', '.join(m.variants)} (field 'variants' of "
+                f"{m.manifest_path}), not {variant.name}"
+            )
+    return None
+
+
+def require_variant(manifests: Sequence[Manifest], variant: Variant, where: str) -> None:
+    """`UserError` (one line, naming ``where``) if an agent does not play ``variant``:
+    refused before any process starts."""
+    problem = unplayed(manifests, variant)
+    if problem:
+        raise UserError(f"{where}: {problem}")
+
+
 def load_manifest(folder: Path) -> Manifest:
     """Read and validate ``folder/agent.toml`` (or ``folder`` itself when it is a ``.toml``
-    file); `UserError` names the file and field."""
+    file); `UserError` names the file and field (every missing required field at once)."""
     if folder.suffix == ".toml" and folder.is_file():
         path, folder = folder, folder.parent
     else:
         path = folder / MANIFEST
     where = str(path)
     data = read_toml(path, f"{folder}: no {MANIFEST} in this folder")
-    known = {"name", "version", "language", "command", "build", "description", "env"}
+    known = set(REQUIRED) | set(OPTIONAL)
     unknown = sorted(set(data) - known)
     if unknown:
         raise UserError(f"{where}: unknown field '{unknown[0]}' (known: {', '.join(sorted(known))})")
+    missing = [k for k in REQUIRED if k not in data]
+    if missing:
+        raise UserError(
+            f"{where}: missing field{'s' if len(missing) > 1 else ''} {', '.join(repr(k) for k in missing)} "
+            f"(required: {', '.join(REQUIRED)}; optional: {', '.join(OPTIONAL)})"
+        )
     name = _field(data, "name", where, str)
     if not _NAME.match(name):
         raise UserError(f"{where}: field 'name' must be 1..64 letters, digits, '-', '_' or '.', got {name!r}")
@@ -141,6 +194,10 @@ def load_manifest(folder: Path) -> Manifest:
     for k, v in env.items():
         if not isinstance(v, str):
             raise UserError(f"{where}: env variable '{k}' must be a string, got {v!r}")
+    variants = _field(data, "variants", where, list, required=False) or FAMILIES
+    for v in variants:
+        if v not in FAMILIES:
+            raise UserError(f"{where}: field 'variants' names {v!r}; the games are {', '.join(FAMILIES)}")
     return Manifest(
         name=name,
         version=_field(data, "version", where, str),
@@ -151,6 +208,7 @@ def load_manifest(folder: Path) -> Manifest:
         description=_field(data, "description", where, str, required=False) or "",
         env=tuple(sorted(env.items())),
         manifest_file=path.name,
+        variants=tuple(v for v in FAMILIES if v in variants),
     )
 
 
@@ -184,16 +242,54 @@ def resolve(spec: str) -> Manifest:
     """An agent by folder path or by manifest name; `UserError` if neither is found."""
     path = Path(spec)
     if (path / MANIFEST).is_file() or (path.suffix == ".toml" and path.is_file()):
-        return load_manifest(path)
+        return build_home(load_manifest(path))
     if path.is_dir():
         raise UserError(f"{spec}: no {MANIFEST} in this folder")
     known = discover()
     if spec in known:
-        return known[spec]
+        return build_home(known[spec])
     raise UserError(
         f"unknown agent {spec!r}: not a folder with {MANIFEST}, nor a name in "
         f"{' or '.join(str(p) for p in search_path()) or 'agents/'} (known: {', '.join(sorted(known)) or 'none'})"
     )
+
+
+def cache_dir() -> Path:
+    """This user's cache folder for agents' builds: ``$XDG_CACHE_HOME/sixtysix-arena/builds``
+    (by default ``~/.cache/...``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base, "sixtysix-arena", "builds")
+
+
+def build_home(manifest: Manifest) -> Manifest:
+    """The agent as it is built and run: itself, or, for an agent with a build step that
+    was installed with the package (site-packages may be read-only or shared by users)
+    or whose folder this user cannot write, a copy of its folder in `cache_dir`, one per
+    content hash, where the build writes its outputs."""
+    if not manifest.build:
+        return manifest
+    installed = INSTALLED and manifest.folder.is_relative_to(BUNDLED)
+    if not installed and os.access(manifest.folder, os.W_OK):
+        return manifest
+    target = cache_dir() / f"{manifest.name}-{manifest.content_hash()[:16]}"
+    if not (target / manifest.manifest_file).is_file():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        # Copied beside, then renamed: another arena making the same copy meanwhile wins.
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
+        try:
+            shutil.copytree(
+                manifest.folder, tmp, symlinks=True, dirs_exist_ok=True,
+                ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+            )  # fmt: skip
+            os.chmod(tmp, 0o755)
+            try:
+                os.rename(tmp, target)
+            except OSError:
+                if not (target / manifest.manifest_file).is_file():
+                    raise
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return dataclasses.replace(manifest, folder=target)
 
 
 async def build(manifest: Manifest, timeout_s: float = 300.0) -> None:
@@ -207,7 +303,10 @@ async def build(manifest: Manifest, timeout_s: float = 300.0) -> None:
 
 
 def build_all(manifests: list[Manifest]) -> None:
-    """Build each distinct agent once (synchronous entry point for commands)."""
+    """Check that the programs the agents need are here (`arena.toolchain`: one line
+    naming what is missing and how to get it), then build each distinct agent once
+    (synchronous entry point for commands)."""
+    toolchain.require(manifests)
     seen = set()
     for m in manifests:
         if m.folder not in seen:

@@ -16,7 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from .sprt import SPRT, MarginDiagnostic, fixed_games_summary, margin_diagnostic
+from .sprt import SPRT, MarginDiagnostic, elo_text, fixed_games_summary, los_text, margin_diagnostic
 
 
 @dataclasses.dataclass
@@ -70,10 +70,8 @@ def describe(test: SPRT, margins: list[int], settings: dict[str, Any]) -> str:
         if diag.pairs >= 2
         else "too few pairs for the margin diagnostic"
     )
-    return (
-        f"{verdict}. {test.pairs} pairs: Elo {est.elo:+.1f} [{est.ci_low:+.1f}, {est.ci_high:+.1f}], "
-        f"LOS {100 * est.los:.1f}%, LLR {test.llr:.2f} in [{test.lower:.2f}, {test.upper:.2f}]; {margin}."
-    )
+    llr = "" if settings.get("fixed") else f", LLR {test.llr:.2f} in [{test.lower:.2f}, {test.upper:.2f}]"
+    return f"{verdict}. {test.pairs} pairs: {elo_text(est)}, LOS {los_text(est)}{llr}; {margin}."
 
 
 def sprt_from_matches(matches: pd.DataFrame, settings: dict[str, Any]) -> tuple[SPRT, str]:

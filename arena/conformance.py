@@ -1,113 +1,140 @@
 """The conformance suite behind ``arena check``, and its recorded positions.
 
-`positions()` builds, with the rules engine, one request for every phase and action kind
-in both presets (and the close-offer phase of a custom variant). They are written to
-``protocol/examples/positions.jsonl`` for agent authors; the tests check that file
-still equals what the engine gives. `check` runs an agent through: handshake, ping,
+`positions()` finds, in seeded deals played with the rules engine, one decision for
+every phase and action kind in both presets (and the close-offer phase of a custom
+variant), each a real, reachable state recorded with the deal that reaches it. They are
+written to ``protocol/examples/positions.jsonl`` for agent authors; the tests check that
+file still equals what the engine gives. `check` runs an agent through: handshake, ping,
 every recorded position (a legal answer within time), several requests at once when
 the agent claims a capacity above 1, a whole match against the random agent in each
-preset, and a clean exit on ``quit``.
+preset, and a clean exit on ``quit``: all of it only in the games the agent's manifest
+says it plays (``variants``).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Callable, Iterator
+import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import trio
 
 from .agents import Manifest, resolve
-from .game import Variant, deal_from_cards, get_variant, new_deal, observation
+from .game import State, Variant, action_str, get_variant, new_deal, observation
+from .game.cards import KING
 from .process import AgentFault, AgentProcess, open_agent
 from .protocol import PROTOCOL_VERSION, Hello, Request, TimeControl
 from .sandbox import Sandbox
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "protocol" / "examples"
+# protocol/ ships inside the package as arena/spec (an installed wheel); else the checkout's.
+_SPEC = Path(__file__).resolve().parent / "spec"
+EXAMPLES = (_SPEC if _SPEC.is_dir() else _SPEC.parent.parent / "protocol") / "examples"
 POSITIONS_FILE = EXAMPLES / "positions.jsonl"
 CLOSE_OFFER = get_variant("sixty-six").with_flags(name="sixty-six-close-offer", exchange_on_close="opponent")
 
 
-def _positions_for(variant: Variant) -> Iterator[tuple[str, Any]]:
-    """(label, state) pairs covering the phases and action kinds of a variant."""
-    if variant.deck == 24 and variant.exchange_on_close == "opponent":
-        st = deal_from_cards(
-            variant,
-            [["AC", "KC", "QC", "JD", "QD", "KS"], ["9H", "TC", "TD", "AD", "KD", "9D"]],
-            "AH",
-            ["JC", "9C", "TH", "KH", "QH", "JH", "9S"],
-            dealer=1,
-            tricks=(1, 1),
-            points=(11, 10),
-        )
-        st.apply_action("close")
-        yield "close-offer: the closer's opponent may exchange or pass", st
-        return
-    if variant.deck == 24:
-        yield "opening lead: any card, a pending marriage, or close", new_deal(variant, 7, 1)
-        mid = dict(
-            hands=[["9H", "KH", "QH", "KC", "QC", "9C"], ["AC", "TC", "TD", "AD", "KD", "9D"]],
-            turn_up="AH",
-            talon=["JC", "QD", "JD", "TH", "JH", "9S", "JS"],
-            dealer=1,
-            tricks=(1, 0),
-            points=(21, 0),
-        )
-        st = deal_from_cards(variant, **mid)
-        yield "lead with a trick: exchange, two marriages, close and declare", st
-        st = st.clone()
-        st.apply_action("exchange")
-        st.apply_action("marry:H")
-        yield "lead after a marriage: only its K or Q, close or declare", st
-        st = deal_from_cards(variant, **mid)
-        st.apply_action("play:9C")
-        yield "follow with the talon open: any card", st
-        st = deal_from_cards(variant, **mid)
-        st.apply_action("play:KC")
-        st.apply_action("play:AC")
-        yield "draw phase: close before drawing, declare or draw", st
-        st = deal_from_cards(
-            variant, [["QH", "9D", "TD"], ["AH", "KH", "JH"]], None, trump="S", leader=0, tricks=(3, 3),
-            points=(30, 40),
-        )  # fmt: skip
-        st.apply_action("play:QH")
-        yield "follow in the strict phase: head the led suit", st
-        st = deal_from_cards(variant, **mid)
-        st.apply_action("close")
-        yield "lead after closing: play or declare", st
-    else:
-        st = deal_from_cards(
-            variant, [["JH", "KC", "QC", "AC", "TD"], ["TC", "KD", "QD", "AD", "JC"]], "AH",
-            ["JD", "KS", "QS", "JS", "AS", "TS", "KH", "QH", "TH"], dealer=1,
-        )  # fmt: skip
-        yield "opening lead: jack exchange, a pending marriage, close", st
-        st = st.clone()
-        st.apply_action("close")
-        st.apply_action("play:AC")
-        yield "follow after a close: head, follow or trump", st
-        st = deal_from_cards(
-            variant, [["KC", "QC", "TD"], ["AC", "TC", "AD"]], None, trump="H", leader=0, tricks=(3, 1),
-            points=(50, 20),
-        )  # fmt: skip
-        yield "lead with the talon exhausted: marriages still allowed", st
+#: The situations recorded, per variant: (label, test on a state and its legal actions).
+#: Each is the first decision, in seeded deals played with the engine, that passes its test.
+Situation = Callable[[State, list[str]], bool]
+
+
+def _plays(legal: list[str]) -> list[str]:
+    return [a for a in legal if a.startswith("play:")]
+
+
+def _restricted(st: State, legal: list[str]) -> bool:
+    """A follow in the strict phase where the rules forbid some cards of the hand."""
+    return st.phase_name == "follow" and st.strict and len(_plays(legal)) < st.hand[st.to_act].bit_count()
+
+
+def _closed(st: State) -> bool:
+    return st.closed_by >= 0
+
+
+SITUATIONS: dict[str, list[tuple[str, Situation]]] = {
+    "sixty-six": [
+        ("opening lead: any card, a pending marriage, or close",
+         lambda st, legal: st.n_tricks == 0 and st.phase_name == "lead" and any(a.startswith("marry:") for a in legal)),
+        ("lead with a trick: exchange, a marriage, close and declare",
+         lambda st, legal: st.phase_name == "lead" and {"exchange", "close", "declare"} <= set(legal)
+         and any(a.startswith("marry:") for a in legal)),
+        ("lead after a marriage: only its K or Q, close or declare",
+         lambda st, legal: st.marriage_suit >= 0 and {"close", "declare"} <= set(legal)),
+        ("follow with the talon open: any card",
+         lambda st, legal: st.phase_name == "follow" and not st.strict and st.n_tricks >= 2),
+        ("draw phase: close before drawing, declare or draw", lambda st, legal: st.phase_name == "draw"),
+        ("lead after closing: play or declare",
+         lambda st, legal: _closed(st) and st.phase_name == "lead" and "declare" in legal and len(_plays(legal)) >= 3),
+        ("follow after a close: head the led suit",
+         lambda st, legal: _closed(st) and _restricted(st, legal) and len(_plays(legal)) >= 2),
+        ("lead with the talon exhausted: a K and Q held, but no more marriages",
+         lambda st, legal: not _closed(st) and st.talon_size() == 0 and st.phase_name == "lead"
+         and any(st.hand[st.to_act] >> (s * 6 + KING) & 3 == 3 for s in range(4))),
+        ("follow with the talon exhausted: head, follow or trump",
+         lambda st, legal: not _closed(st) and st.talon_size() == 0 and _restricted(st, legal)
+         and len(_plays(legal)) >= 2),
+        ("the last trick: one card to lead",
+         lambda st, legal: st.phase_name == "lead" and st.hand[st.to_act].bit_count() == 1 and st.marriage_suit < 0),
+    ],
+    "schnapsen": [
+        ("opening lead: jack exchange, a pending marriage, close",
+         lambda st, legal: st.n_tricks == 0 and {"exchange", "close"} <= set(legal)
+         and any(a.startswith("marry:") for a in legal)),
+        ("lead after a marriage: only its K or Q, close or declare",
+         lambda st, legal: st.marriage_suit >= 0 and {"close", "declare"} <= set(legal)),
+        ("lead after closing: marriages still allowed",
+         lambda st, legal: _closed(st) and st.phase_name == "lead" and any(a.startswith("marry:") for a in legal)),
+        ("follow after a close: head, follow or trump", lambda st, legal: _closed(st) and _restricted(st, legal)),
+        ("lead with the talon exhausted: marriages still allowed",
+         lambda st, legal: not _closed(st) and st.talon_size() == 0 and st.phase_name == "lead"
+         and any(a.startswith("marry:") for a in legal)),
+        ("the last trick: one card to follow with",
+         lambda st, legal: st.phase_name == "follow" and st.hand[st.to_act].bit_count() == 1),
+    ],
+    "sixty-six-close-offer": [
+        ("close-offer: the closer's opponent may exchange or pass", lambda st, legal: st.phase_name == "close-offer"),
+    ],
+}  # fmt: skip
+
+
+def _find(variant: Variant, situations: list[tuple[str, Situation]], max_seed: int = 5000) -> list[dict[str, Any]]:
+    """Play seeded deals with a seeded random player (odd seeds never close; nobody
+    claims 66, so deals run long) and keep the first decision of each situation."""
+    found: dict[str, dict[str, Any]] = {}
+    for seed in range(max_seed):
+        rng = random.Random(seed)
+        avoid = {"declare", "close"} if seed % 2 else {"declare"}
+        st = new_deal(variant, seed, seed % 2)
+        while not st.is_over():
+            legal = st.legal_action_strings()
+            for label, test in situations:
+                if label not in found and test(st, legal):
+                    found[label] = {
+                        "label": label,
+                        "variant": variant.to_dict(),
+                        "deal": {"seed": seed, "dealer": seed % 2, "actions": [action_str(a) for a in st.history]},
+                        "observation": observation(st, st.current_player()),
+                        "legal": legal,
+                    }
+            if len(found) == len(situations):
+                return [found[label] for label, _ in situations]
+            st.apply_action(rng.choice([a for a in legal if a not in avoid] or legal))
+    missing = [label for label, _ in situations if label not in found]
+    raise RuntimeError(f"{variant.name}: no deal below seed {max_seed} reaches {missing}")
 
 
 def positions() -> list[dict[str, Any]]:
-    """Every recorded position as ``{"label", "variant", "observation", "legal"}``."""
+    """Every recorded position as ``{"label", "variant", "deal", "observation", "legal"}``.
+
+    Each is a real decision of a real deal: ``deal`` gives its seed, dealer and the actions
+    from the deal's start (`new_deal` plus those actions is the position), so an agent that
+    rebuilds the whole world from an observation can use every one of them."""
     out = []
     for variant in (get_variant("sixty-six"), get_variant("schnapsen"), CLOSE_OFFER):
-        for label, st in _positions_for(variant):
-            seat = st.current_player()
-            out.append(
-                {
-                    "label": label,
-                    "variant": variant.to_dict(),
-                    "observation": observation(st, seat),
-                    "legal": st.legal_action_strings(),
-                }
-            )
+        out += _find(variant, SITUATIONS[variant.name])
     return out
 
 
@@ -148,6 +175,10 @@ def write_transcript(path: Path = TRANSCRIPT_FILE) -> None:
 
 
 def load_positions(path: Path = POSITIONS_FILE) -> list[dict[str, Any]]:
+    """The recorded positions; where the file is not shipped (an installed wheel has no
+    ``protocol/``), the same positions from the engine (the tests keep the two equal)."""
+    if path == POSITIONS_FILE and not path.is_file():
+        return json.loads(json.dumps(positions()))
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
@@ -184,7 +215,8 @@ async def check(
 
     by_variant: dict[str, list[dict[str, Any]]] = {}
     for p in load_positions():
-        by_variant.setdefault(p["variant"]["name"], []).append(p)
+        if manifest.plays(Variant.from_dict(p["variant"])):  # only the games it says it plays
+            by_variant.setdefault(p["variant"]["name"], []).append(p)
     first = True
     for vname, group in by_variant.items():
         variant = Variant.from_dict(group[0]["variant"])
@@ -222,7 +254,7 @@ async def check(
     from .duel import duel
 
     opp = resolve(opponent)
-    for vname in ("sixty-six", "schnapsen"):
+    for vname in manifest.variants:
         for seat in (0, 1):
             pair = [manifest, opp] if seat == 0 else [opp, manifest]
             rec = await duel(

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
 
-from .agents import Manifest
+from .agents import Manifest, require_variant
 from .game import Variant
 from .process import AgentFault, AgentProcess, open_agent
 from .protocol import PROTOCOL_VERSION, Hello, TimeControl
@@ -38,6 +38,7 @@ async def duel(
     list of two lists, receives every line each seat sent and received. ``hello_seeds``
     replaces the seeds the agents get in ``hello`` (a tournament's, for a replay). Each
     agent runs in ``sandbox`` (by default a new one with the default policy)."""
+    require_variant(manifests, variant, "--variant")
     match_id = match_id or f"match-{seed}"
     if logs is not None:
         logs.mkdir(parents=True, exist_ok=True)

@@ -346,6 +346,17 @@ def finish_round(store: LadderStore, round_: int) -> Ratings:
     return rated
 
 
+def rounds_summary(store: LadderStore) -> str:
+    """The rounds in words, as ``standings`` and ``history`` both say them: the finished
+    ones (their ratings are in the history) and an open one (planned, not all played)."""
+    done = store.finished_rounds()
+    text = f"{done} round{'' if done == 1 else 's'} finished"
+    last = store.last_round()
+    if last >= 0 and not store.has_history(last):
+        text += ", 1 open (planned, not all played)"
+    return text
+
+
 def open_pairs_done(store: LadderStore, pairs: Sequence[dict[str, Any]]) -> bool:
     done = store.done_ids()
     return all(s.match_id in done for s in specs_for(pairs))

@@ -130,6 +130,10 @@ class LadderStore(Store):
         return -1 if row[0] is None else int(row[0])
 
     # -- history --------------------------------------------------------------------------
+    def finished_rounds(self) -> int:
+        """How many rounds are finished (their ratings recorded in ``history``)."""
+        return int(self.db.execute("SELECT count(DISTINCT round) FROM history").fetchone()[0])
+
     def has_history(self, round_: int) -> bool:
         return self.db.execute("SELECT 1 FROM history WHERE round = ? LIMIT 1", (round_,)).fetchone() is not None
 

@@ -25,7 +25,7 @@ def add_time_control(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     g.add_argument(
         "--clock", choices=("wall", "cpu"), default=d.clock,
-        help="charge wall-clock time, or the agent's CPU time (fairer on a loaded host)",
+        help=f"charge wall-clock time, or the agent's CPU time (fairer on a loaded host; default: {d.clock})",
     )  # fmt: skip
 
 
@@ -45,14 +45,24 @@ def time_control_from(args: argparse.Namespace) -> TimeControl:
 TIME_CONTROL_FIELDS = ("move_ms", "bank_ms", "first_move_ms", "grace_ms", "clock")
 
 
-def add_time_control_overrides(p: argparse.ArgumentParser) -> None:
-    """Time-control flags without defaults, for commands whose config supplies the rest."""
-    t = p.add_argument_group("time control (override the config)")
-    t.add_argument("--move-ms", type=int, help="allowance per decision")
-    t.add_argument("--bank-ms", type=int, help="overage bank per match")
-    t.add_argument("--first-move-ms", type=int, help="allowance for a seat's first decision of a match")
-    t.add_argument("--grace-ms", type=int, help="slack for pipe and scheduling delays")
-    t.add_argument("--clock", choices=("wall", "cpu"), help="charge wall-clock or CPU time")
+def add_time_control_overrides(
+    p: argparse.ArgumentParser, title: str = "time control (override the config)", config: bool = True
+) -> None:
+    """Time-control flags without argparse defaults, for commands whose config (or the
+    defaults) supplies the rest; ``config``: the help says the config's value comes first."""
+    d = TimeControl()
+    t = p.add_argument_group(title)
+    pre = "the config's, else " if config else ""
+    t.add_argument("--move-ms", type=int, help=f"allowance per decision (default: {pre}{d.move_ms})")
+    t.add_argument("--bank-ms", type=int, help=f"overage bank per match (default: {pre}{d.bank_ms})")
+    t.add_argument(
+        "--first-move-ms", type=int,
+        help=f"allowance for a seat's first decision of a match (default: {pre}{d.first_move_ms})",
+    )  # fmt: skip
+    t.add_argument("--grace-ms", type=int, help=f"slack for pipe and scheduling delays (default: {pre}{d.grace_ms})")
+    t.add_argument(
+        "--clock", choices=("wall", "cpu"), help=f"charge wall-clock or the agent's CPU time (default: {pre}{d.clock})"
+    )
 
 
 def time_control_overrides(args: argparse.Namespace) -> dict[str, object]:

@@ -9,6 +9,13 @@ matches in flight against agents of capacity 1000 need four processes, not four
 thousand. A process that faulted (crash, timeout, ...) is retired as soon as its
 matches release it, and the next lease starts a fresh one.
 
+An agent that cannot be started (its program is missing, it exits or says nothing
+before ``ready``) is not started again and again: after `MAX_START_FAILURES` failed
+starts in a row, or at once when `arena.toolchain` finds a program it needs missing,
+the pool is withdrawn: every lease gets the fault that stopped it at once (the match
+is a forfeit before play, which a resumed run plays again), and ``on_withdrawn`` is
+told once.
+
 Every process lives in a task of the runner's nursery; `close` retires them all.
 """
 
@@ -16,12 +23,13 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import trio
 
+from . import toolchain
 from .agents import Manifest
 from .process import AgentFault, AgentProcess, open_agent
 from .protocol import Hello
@@ -29,6 +37,8 @@ from .sandbox import Sandbox
 
 #: A process is replaced between matches once it has used this share of its CPU limit.
 RECYCLE_AT = 0.8
+#: Failed starts in a row after which an agent is taken out of the run.
+MAX_START_FAILURES = 3
 
 
 @dataclasses.dataclass(eq=False)
@@ -51,6 +61,7 @@ class AgentPool:
         sandbox: Sandbox,
         logs: Path | None = None,
         label: str | None = None,
+        on_withdrawn: Callable[[AgentPool], None] | None = None,
     ):
         self.manifest = manifest
         self.hello = hello
@@ -65,6 +76,13 @@ class AgentPool:
         self.capacity = 1  # learnt from the first ready
         self.closed = False
         self._changed = trio.Event()
+        self.failed_starts = 0  # in a row: a start that reaches ready sets it back to 0
+        #: Why the agent was taken out of the run (every lease gets it), or None.
+        self.withdrawn: AgentFault | None = None
+        self.on_withdrawn = on_withdrawn
+        lacking = toolchain.missing(manifest)
+        if lacking:
+            self._withdraw(AgentFault("handshake", "; ".join(m.line() for m in lacking)))
 
     def _limit(self) -> int:
         return max(1, math.ceil(self.concurrency / self.capacity))
@@ -77,6 +95,9 @@ class AgentPool:
     async def lease(self) -> AsyncIterator[AgentProcess | AgentFault]:
         """A process for one match, or the `AgentFault` that stopped one from starting."""
         while True:
+            if self.withdrawn is not None:
+                yield self.withdrawn
+                return
             for s in list(self.slots):  # a process that died between matches
                 if s.agent.fault is not None and s.in_use == 0:
                     self._retire(s)
@@ -87,8 +108,12 @@ class AgentPool:
             elif len(self.slots) + self.starting < self._limit():
                 got = await self._start()
                 if isinstance(got, AgentFault):
+                    self.failed_starts += 1
+                    if self.failed_starts >= MAX_START_FAILURES:
+                        self._withdraw(got)
                     yield got
                     return
+                self.failed_starts = 0
                 slot = got
             elif live:
                 slot = min(live, key=lambda s: s.in_use)
@@ -128,6 +153,14 @@ class AgentPool:
                     await slot.retire.wait()
         except AgentFault as f:
             task_status.started(f)
+
+    def _withdraw(self, fault: AgentFault) -> None:
+        """Take the agent out of the run: no more starts; every lease gets ``fault``."""
+        if self.withdrawn is None:
+            self.withdrawn = fault
+            self._notify()  # leases waiting for a process get the fault instead
+            if self.on_withdrawn is not None:
+                self.on_withdrawn(self)
 
     def _worn(self, agent: AgentProcess) -> bool:
         """Whether a process has used most of its sandbox's CPU-time limit: it is replaced

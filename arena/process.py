@@ -23,6 +23,7 @@ import dataclasses
 import os
 import signal
 import subprocess
+import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -120,6 +121,19 @@ def _sandbox_pids(outer: int) -> tuple[int | None, int | None]:
     return init, agent
 
 
+def cpu_charged_s(pid: int) -> float | None:
+    """CPU seconds process ``pid`` has been charged, as RLIMIT_CPU counts them: its
+    ``CPUCLOCK_PROF`` clock (user + system time sampled at each timer tick), which is what
+    the kernel compares with the limit before it sends SIGKILL. On a loaded host this runs
+    well ahead of the time the process really ran (its ``schedstat`` runtime, which
+    ``/proc/<pid>/stat`` is scaled to): a process killed at a 2 s limit had run 1.4 s.
+    None where the clock cannot be read (not Linux, process gone)."""
+    try:
+        return time.clock_gettime((~pid << 3) | 0)  # the kernel's make_process_cpuclock(pid, CPUCLOCK_PROF)
+    except (OSError, OverflowError):
+        return None
+
+
 def _alive(pid: int) -> bool:
     """Whether a process exists and is not a zombie."""
     try:
@@ -197,9 +211,13 @@ class AgentProcess:
         return rid
 
     def cpu_total_s(self) -> float | None:
-        """CPU seconds used by the whole process so far (all threads), where Linux says."""
+        """CPU seconds charged to the whole process so far (all threads) as the kernel
+        counts them against RLIMIT_CPU, where Linux says (see `cpu_charged_s`)."""
         if self.agent_pid is None:
             return None
+        charged = cpu_charged_s(self.agent_pid)
+        if charged is not None:
+            return charged
         try:
             with open(f"/proc/{self.agent_pid}/stat", "rb") as f:
                 fields = f.read().rsplit(b")", 1)[1].split()

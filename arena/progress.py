@@ -3,8 +3,10 @@
 `Progress` keeps counts as matches finish and redraws a status block on a terminal: a
 progress bar with matches done and total, rate, ETA and fault counts, and the standings
 every few seconds. When stderr is not a terminal it prints a plain status line every ten
-seconds instead. `EventLog` writes a versioned JSON-lines stream (``run_started``,
+seconds instead. `StatusLine` does the same for one line of text (``arena compare``'s
+SPRT state). `EventLog` writes a versioned JSON-lines stream (``run_started``,
 ``match_finished``, ``fault``, ``run_finished``) that other tools can follow.
+`interrupted` tells a Ctrl-C from other errors, however Trio wrapped it.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import os
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO, Any
 
@@ -117,9 +120,61 @@ class Progress:
             self.stream.write(self.status() + "\n")
         self.stream.flush()
 
+    def note(self, line: str) -> None:
+        """Print ``line`` above the live display, where the next redraw will not erase it."""
+        if self.tty and self._lines:
+            self.stream.write(f"\x1b[{self._lines}F\x1b[J")
+            self._lines = 0
+        self.stream.write(line + "\n")
+        self.stream.flush()
+
     async def display(self) -> None:
         """Redraw until cancelled: twice a second on a terminal, every 10 s otherwise."""
         period = 0.5 if self.tty else 10.0
         while True:
             await trio.sleep(period)
             self.draw()
+
+
+class StatusLine:
+    """One status line kept current on a terminal (redrawn in place twice a second), or
+    printed every ten seconds when the stream is not a terminal. ``text`` gives the line."""
+
+    def __init__(self, text: Callable[[], str], *, stream: IO[str] | None = None):
+        self.text = text
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
+        self._shown = ""
+
+    def draw(self) -> None:
+        line = self.text()
+        if self.tty:
+            if line != self._shown:
+                self.stream.write("\r\x1b[K" + line)
+        else:
+            self.stream.write(line + "\n")
+        self._shown = line
+        self.stream.flush()
+
+    def clear(self) -> None:
+        """End the line on a terminal, so that what is printed next starts on its own."""
+        if self.tty and self._shown:
+            self.stream.write("\n")
+            self.stream.flush()
+            self._shown = ""
+
+    async def display(self) -> None:
+        """Redraw until cancelled: twice a second on a terminal, every 10 s otherwise."""
+        period = 0.5 if self.tty else 10.0
+        while True:
+            await trio.sleep(period)
+            self.draw()
+
+
+def interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` is a Ctrl-C: a `KeyboardInterrupt`, or an exception group (Trio's
+    nurseries wrap what their tasks raise) holding nothing else."""
+    if isinstance(exc, BaseExceptionGroup):
+        match, rest = exc.split(KeyboardInterrupt)
+        return match is not None and rest is None
+    return isinstance(exc, KeyboardInterrupt)

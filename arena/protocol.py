@@ -1,4 +1,4 @@
-"""The wire protocol, version 1: message types, encoding, decoding and validation. No I/O.
+"""The wire protocol, version 1.1: message types, encoding, decoding and validation. No I/O.
 
 This module is the only code that knows the wire shapes (``protocol/SPEC.md`` is their
 documentation; ``protocol/schema/`` their JSON Schemas). A message is one JSON object on
@@ -18,6 +18,10 @@ import json
 from typing import Any
 
 PROTOCOL_VERSION = 1
+#: Minor revisions only add fields (an agent ignores what it does not know), so agents of
+#: any minor revision of version 1 keep working; ``hello`` says which one the referee speaks.
+#: 1: the observation's ``hand_sizes`` and ``out_of_play``, the manifest's ``variants``.
+PROTOCOL_MINOR = 1
 #: Longest line an agent may send, in bytes, newline excluded. Answers are tiny; the
 #: bound keeps a runaway agent from filling the referee's memory.
 MAX_AGENT_LINE = 64 * 1024
@@ -76,6 +80,7 @@ class TimeControl:
 @dataclasses.dataclass(**_FROZEN)
 class Hello:
     protocol: int
+    protocol_minor: int = PROTOCOL_MINOR  # absent from a revision-0 referee's hello: read as 0
     variant: dict[str, Any]
     time_control: dict[str, Any]
     seed: int
@@ -262,17 +267,19 @@ def decode_referee_line(line: bytes | str) -> RefereeMessage:
     """Parse one line from the referee (the agent side; used by `arena.sdk`).
 
     Raises `AgentProtocolError` (here it means the *referee's* line was bad) for a line
-    that is not a known message with its fields.
+    that is not a known message with its fields. A field added by a minor revision may be
+    absent (an older referee): ``hello.protocol_minor`` then reads as 0.
     """
     obj = _load(line)
     cls = _REFEREE_TYPES.get(obj.get("type"))
     if cls is None:
         raise AgentProtocolError("malformed", f"unknown message type {obj.get('type')!r}")
-    names = [f.name for f in dataclasses.fields(cls) if f.name != "type"]
-    missing = [n for n in names if n not in obj]
+    fields = [f for f in dataclasses.fields(cls) if f.name != "type"]
+    missing = [f.name for f in fields if f.name not in obj and f.default is dataclasses.MISSING]
     if missing:
         raise AgentProtocolError("malformed", f"{_type_of(cls)} message lacks {', '.join(missing)}")
-    return cls(**{n: obj[n] for n in names})
+    added = {"protocol_minor": 0}  # the value a field added later has when it is absent
+    return cls(**{f.name: obj[f.name] if f.name in obj else added.get(f.name, f.default) for f in fields})
 
 
 class LineSplitter:

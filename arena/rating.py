@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -65,12 +66,12 @@ def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 0.5 * (1.0 + np.tanh(0.5 * x))  # no overflow for large |x|
 
 
-_erfc = np.vectorize(math.erfc, otypes=[float])
+_normal_cdf = np.vectorize(statistics.NormalDist().cdf, otypes=[float])
 
 
 def normal_cdf(x: float | np.ndarray) -> np.ndarray:
-    """The standard normal distribution function, elementwise."""
-    return 0.5 * _erfc(-np.asarray(x, dtype=float) / math.sqrt(2.0))
+    """The standard normal distribution function (the standard library's), elementwise."""
+    return _normal_cdf(np.asarray(x, dtype=float))
 
 
 def _winner(value: Any) -> int | None:
@@ -83,6 +84,22 @@ def _winner(value: Any) -> int | None:
     if f not in (0.0, 1.0):
         raise ValueError(f"winner must be 0, 1 or None, not {value!r}")
     return int(f)
+
+
+def percent(p: float, *, exact_ends: bool = True) -> str:
+    """A share as a percentage to one decimal that never rounds to a false 0% or 100%:
+    79/80 is "98.8%", 1999/2000 "> 99.9%". Only an exact 0 or 1 is "0%" or "100%", and
+    not even that with ``exact_ends=False`` (a probability from a normal approximation)."""
+    if p is None or math.isnan(p):
+        return "-"
+    if exact_ends and p in (0.0, 1.0):
+        return f"{100 * p:.0f}%"
+    text = f"{100 * p:.1f}"
+    if text == "100.0" or p >= 1.0:
+        return "> 99.9%"
+    if text == "0.0" or p <= 0.0:
+        return "< 0.1%"
+    return text + "%"
 
 
 def _missing(value: Any) -> bool:
@@ -346,21 +363,45 @@ def _flags(W: np.ndarray, se: np.ndarray, min_games: int, max_se: float) -> list
     for i in range(n):
         why = []
         if games[i] == 0:
-            why.append("no games")
+            why.append("no matches")
         else:
             if split and (main.all() or not main[i]):
                 why.append(f"disconnected from the main pool (a group of {weak_size[i]})")
             if losses[i] == 0:
-                why.append("won every game")
+                why.append("won every match")
             elif wins[i] == 0:
-                why.append("lost every game")
+                why.append("lost every match")
             elif strong[i] != main_strong[int(weak[i])]:
                 why.append("rests on the prior (its group only won or only lost against the rest)")
             if games[i] < min_games:
-                why.append(f"few games ({games[i]:g})")
+                why.append(f"few matches ({games[i]:g})")
         if se[i] > max_se:
             why.append(f"large SE ({se[i]:.0f})")
         out.append("; ".join(why))
+    return out
+
+
+def open_sides(W: np.ndarray) -> list[str]:
+    """Per agent, which end of its rating the results leave open: "above" when it (or the
+    group it is linked to by wins both ways) only won against the others it is connected
+    to, "below" when it only lost, "both" for a group that only won against some and only
+    lost against others, else "". The agents of the largest such group (the ones `_flags`
+    does not flag) are bounded. An open rating is held by the prior alone: no
+    maximum-likelihood value exists, and resampling cannot bound it either, since every
+    resample is as one-sided as the data (an agent that won 200-0 wins every resample)."""
+    W = _prepare(W)
+    wins, losses = W.sum(axis=1), W.sum(axis=0)
+    weak, strong = components(W)
+    main_strong = {int(c): _unique_largest(strong, weak == c) for c in np.unique(weak)}
+    out = []
+    for i in range(len(W)):
+        if wins[i] + losses[i] == 0 or strong[i] == main_strong[int(weak[i])]:
+            out.append("")
+            continue
+        group = strong == strong[i]
+        rest = (weak == weak[i]) & ~group
+        won, lost = W[group][:, rest].sum() > 0, W[rest][:, group].sum() > 0
+        out.append("both" if won and lost else "above" if won else "below" if lost else "")
     return out
 
 
@@ -375,7 +416,7 @@ class Ratings:
     games: np.ndarray
     wins: np.ndarray
     losses: np.ndarray
-    score: np.ndarray  # share of decided games won (NaN without games)
+    score: np.ndarray  # share of decided matches won (NaN without any)
     covariance: np.ndarray
     flags: list[str]
     wins_matrix: np.ndarray
@@ -426,12 +467,12 @@ class Ratings:
         """A plain-text table, best first."""
         df = self.to_frame()
         w = max([5, *(len(n) for n in self.names)])
-        head = f"{'#':>3}  {'agent':<{w}}  {'elo':>7}  {'95% interval':>17}  {'se':>6}  {'games':>6}  {'score':>6}"
+        head = f"{'#':>3}  {'agent':<{w}}  {'elo':>7}  {'95% interval':>17}  {'se':>6}  {'matches':>7}  {'score':>6}"
         lines = [f"{head}  flag"]
         for k, r in enumerate(df.itertuples(index=False), 1):
             interval = f"[{r.ci_low:.0f}, {r.ci_high:.0f}]"
-            score = "-" if math.isnan(r.score) else f"{100 * r.score:.1f}%"
-            cells = f"{k:>3}  {r.agent:<{w}}  {r.elo:>7.1f}  {interval:>17}  {r.se:>6.1f}  {r.games:>6}  {score:>6}"
+            score = percent(r.score)
+            cells = f"{k:>3}  {r.agent:<{w}}  {r.elo:>7.1f}  {interval:>17}  {r.se:>6.1f}  {r.games:>7}  {score:>6}"
             lines.append(f"{cells}  {r.flag}".rstrip())
         lines.append(
             f"Bradley-Terry on the Elo scale, {self.reference}, prior {self.prior:g} virtual draw(s) per agent."
@@ -544,7 +585,12 @@ def los_matrix(ratings: Ratings | Bootstrap) -> np.ndarray:
 class Bootstrap:
     """Bootstrap of the ratings: ``elo`` is the fit on all the data; ``se`` and the
     percentile ``ci95`` (n, 2) come from ``samples`` (reps, n) of refits (NaN rows are
-    replicates that could not be fitted, counted in ``failed``)."""
+    replicates that could not be fitted, counted in ``failed``).
+
+    A rating the results leave open on one side (``open``, see `open_sides`: an agent
+    that won or lost every match) has that end of its interval at infinity and an
+    infinite SE: every resample is as one-sided as the data, so the samples agree and
+    would give a zero-width interval, a false certainty."""
 
     names: list[str]
     elo: np.ndarray
@@ -554,6 +600,8 @@ class Bootstrap:
     failed: int
     seed: int | None
     groups: int  # resampled units (duplicate pairs, or single matches without pair info)
+    open: list[str] = dataclasses.field(default_factory=list)  # per agent: "", "above", "below", "both"
+    flags: list[str] = dataclasses.field(default_factory=list)  # per agent: why it is open, or ""
 
     @property
     def covariance(self) -> np.ndarray:
@@ -566,9 +614,11 @@ class Bootstrap:
         return float(np.nanstd(d, ddof=1))
 
     def to_frame(self) -> pd.DataFrame:
+        """One row per agent, best first: agent, elo, boot_se, boot_low, boot_high (an open
+        end is infinite) and flag."""
         df = pd.DataFrame(
             {"agent": self.names, "elo": self.elo, "boot_se": self.se, "boot_low": self.ci95[:, 0],
-             "boot_high": self.ci95[:, 1]}
+             "boot_high": self.ci95[:, 1], "flag": self.flags or [""] * len(self.names)}
         )  # fmt: skip
         return df.sort_values(["elo", "agent"], ascending=[False, True], kind="stable").reset_index(drop=True)
 
@@ -675,7 +725,30 @@ def bootstrap(
     else:
         se = np.full(n, np.nan)
         ci = np.full((n, 2), np.nan)
-    return Bootstrap(allnames, elo, se, ci, samples, failed, seed, len(set(group_keys)))
+    sides = open_sides(W)
+    if anchor is not None:
+        sides[allnames.index(anchor)] = ""  # fixed by definition
+    flags = [_open_flag(side, W[i].sum(), W[:, i].sum()) for i, side in enumerate(sides)]
+    for i, side in enumerate(sides):
+        if side:
+            se[i] = math.inf
+        if side in ("above", "both"):
+            ci[i, 1] = math.inf
+        if side in ("below", "both"):
+            ci[i, 0] = -math.inf
+    return Bootstrap(allnames, elo, se, ci, samples, failed, seed, len(set(group_keys)), sides, flags)
+
+
+def _open_flag(side: str, wins: float, losses: float) -> str:
+    """Why a bootstrap interval is open (see `open_sides`), in words; '' if it is not."""
+    if not side:
+        return ""
+    if side == "both":
+        return "open both ways: its group only won against some agents and only lost against others"
+    whose = ("every match won" if side == "above" else "every match lost") if not (wins and losses) else (
+        "its group won every match against the rest" if side == "above"
+        else "its group lost every match against the rest")  # fmt: skip
+    return f"one-sided: {whose}, the bootstrap cannot bound it {side}"
 
 
 # -- per-pairing score tables ------------------------------------------------------------------

@@ -12,14 +12,19 @@ Structure (every task lives in a nursery; nothing outlives `run_tournament`):
 A match leases a process per seat from its agent's pool (`Pools`, which a ladder keeps
 across its rounds), plays with the referee, and sends its record to the writer. Every
 process runs in the run's `Sandbox`. A fault forfeits that match only; the pool replaces
-the faulted process for later matches. Matches already in the store are skipped, so a
-killed run resumes where it stopped.
+the faulted process for later matches. An agent that cannot be started is taken out of
+the run by its pool (`arena.pool.MAX_START_FAILURES`), its cause printed once, and its
+remaining matches are forfeits at once. Matches already in the store are skipped, so a
+killed run resumes where it stopped; but a match recorded as lost before play (a seat
+could not be started: `Store.unplayed_ids`) is played again, so fixing the cause and
+resuming gives real results.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -58,6 +63,7 @@ class Pools:
         concurrency: int,
         sandbox: Sandbox,
         logs: Path | None = None,
+        warn: Callable[[str], None] | None = None,
     ):
         self.nursery = nursery
         self.variant = variant
@@ -67,9 +73,14 @@ class Pools:
         self.sandbox = sandbox
         self.logs = logs
         self.pools: dict[str, AgentPool] = {}
+        #: Where the one line about an agent taken out of the run goes (default: stderr).
+        self.warn = warn if warn is not None else (lambda line: print(f"arena: {line}", file=sys.stderr, flush=True))
 
     @classmethod
-    def for_config(cls, nursery: trio.Nursery, cfg: Any, sandbox: Sandbox, logs: Path | None) -> Pools:
+    def for_config(
+        cls, nursery: trio.Nursery, cfg: Any, sandbox: Sandbox, logs: Path | None,
+        warn: Callable[[str], None] | None = None,
+    ) -> Pools:  # fmt: skip
         """Pools for a tournament's or a ladder's config (variant, time control, seed, concurrency)."""
         return cls(
             nursery,
@@ -79,6 +90,7 @@ class Pools:
             concurrency=cfg.concurrency,
             sandbox=sandbox,
             logs=logs,
+            warn=warn,
         )
 
     def get(self, name: str, manifest: Manifest) -> AgentPool:
@@ -98,8 +110,22 @@ class Pools:
                 sandbox=self.sandbox,
                 logs=self.logs,
                 label=name,
+                on_withdrawn=self._withdrawn,
             )
         return pool
+
+    def _withdrawn(self, pool: AgentPool) -> None:
+        fault = pool.withdrawn
+        assert fault is not None
+        if pool.failed_starts:
+            n = pool.failed_starts
+            cause = f"agent {pool.label!r} cannot be started ({n} starts failed in a row: {fault.detail})"
+        else:  # arena.toolchain's line, which names the agent
+            cause = fault.detail
+        self.warn(
+            f"{cause}; it is out of this run: its matches are forfeits before play, which a resumed run "
+            "(--resume) plays again once that is fixed"
+        )
 
     def close(self, name: str | None = None) -> None:
         """Retire the processes of one seat name, or of all."""
@@ -123,8 +149,9 @@ async def play(
     were played. ``manifests`` maps the specs' seat names to agents. ``should_stop`` is
     asked after each stored match: when it says yes (an SPRT has decided, a ladder was
     asked for N matches), matches still in flight are cancelled and not stored. A store
-    error in the writer (a full disk) cancels them too, and is raised."""
-    done = store.done_ids()
+    error in the writer (a full disk) cancels them too, and is raised. A match stored as
+    lost before play (a seat could not be started) is played again and replaces it."""
+    done = store.done_ids() - store.unplayed_ids()
     todo = [s for s in specs if s.match_id not in done]
     if not todo:
         return 0
@@ -195,14 +222,16 @@ async def run_tournament(
     should_stop: Callable[[], bool] | None = None,
     logs: Path | None = None,
     sandbox: Sandbox | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> int:
     """Play a tournament's ``specs`` with `play`, its processes started on demand and
-    all stopped at the end; each runs in ``sandbox`` (default: a new default one)."""
+    all stopped at the end; each runs in ``sandbox`` (default: a new default one).
+    ``warn`` gets the one line about an agent taken out of the run (default: stderr)."""
     with contextlib.ExitStack() as stack:
         if sandbox is None:
             sandbox = stack.enter_context(Sandbox())
         async with trio.open_nursery() as processes:
-            pools = Pools.for_config(processes, cfg, sandbox, logs)
+            pools = Pools.for_config(processes, cfg, sandbox, logs, warn)
             try:
                 return await play(
                     specs,

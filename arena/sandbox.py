@@ -213,8 +213,13 @@ class Capabilities:
             ("file isolation", True, "a mount namespace: its copy and read-only runtime paths, nothing else"),
             ("process isolation", True, "a PID namespace: it sees only its own processes (no command lines of others)"),
             ("signals", True, "it can signal only its own processes: not the referee, not other agents"),
-            ("no new privileges", True, "PR_SET_NO_NEW_PRIVS, a session of its own, no nested namespaces"
-             if "--disable-userns" in self.bwrap_flags else "PR_SET_NO_NEW_PRIVS, a session of its own"),
+            (
+                "no new privileges",
+                True,
+                "PR_SET_NO_NEW_PRIVS, a session of its own, no nested namespaces"
+                if "--disable-userns" in self.bwrap_flags
+                else "PR_SET_NO_NEW_PRIVS, a session of its own",
+            ),
             ("cleanup", True, "the namespace dies with its match, with the runner, and with a SIGKILL of the runner"),
         ]
 
@@ -485,7 +490,8 @@ class Sandbox:
         if self.policy.enabled:
             _remove_stale()
             if not self.caps.isolated:  # the working copies live on the host's disk
-                self.root = Path(tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-"))
+                self.root, lock = _make_root()
+                self._locks.append(lock)  # the root is live while this lock is held
                 os.chmod(self.root, 0o711)  # each process may enter its own directory, not list the others
             missing = [f"{m} ({d.removeprefix('off: ')})" for m, ok, d in self.caps.lines(self.policy.limits) if not ok]
             if missing:
@@ -605,12 +611,48 @@ class Sandbox:
         return jail_argv(self.spec(uid), command), env
 
 
+def _make_root() -> tuple[Path, int]:
+    """A new root folder for a run's working copies, and the fd of the ``flock`` that
+    marks it live (held until the run closes it, or dies: see `_remove_stale`)."""
+    while True:
+        root = Path(tempfile.mkdtemp(prefix=f"{ROOT_PREFIX}{os.getpid()}-"))
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:  # a sweeper in another PID namespace may have taken it before the lock: start again
+            if os.path.samestat(os.fstat(fd), os.lstat(root)):
+                return root, fd
+        except FileNotFoundError:
+            pass
+        os.close(fd)
+
+
 def _remove_stale() -> None:
-    """Remove the sandbox folders of referees that died without cleaning up (SIGKILL)."""
+    """Remove the sandbox folders of referees that died without cleaning up (SIGKILL).
+
+    A folder is live while the ``flock`` its run took on it is held; the kernel drops the
+    lock when the run dies, however it dies. The pid in its name is not enough: a run in
+    another PID namespace (a container sharing /tmp, ``unshare``, bubblewrap) has no such
+    pid here, and taking it for dead removed a live run's agents' folders under them.
+    Another sweeper removing the same folder at the same time is no error."""
     for p in Path(tempfile.gettempdir()).glob(f"{ROOT_PREFIX}*-*"):
         pid = p.name.removeprefix(ROOT_PREFIX).split("-", 1)[0]
-        if pid.isdigit() and not Path(f"/proc/{pid}").exists() and p.stat().st_uid == os.geteuid():
-            _remove(p)
+        if not pid.isdigit() or Path(f"/proc/{pid}").exists():
+            continue
+        try:
+            if p.lstat().st_uid != os.geteuid() or not stat.S_ISDIR(p.lstat().st_mode):
+                continue
+            fd = os.open(p, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue  # gone meanwhile, or not ours to open
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)
+            continue  # its run is alive (in another PID namespace)
+        try:
+            _remove(p)  # holding the lock: a new run that drew this name waits, then sees it gone
+        finally:
+            os.close(fd)
 
 
 def chown_tree(folder: Path, uid: int, gid: int) -> None:

@@ -35,7 +35,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .agents import Manifest, resolve
+from .agents import Manifest, resolve, unplayed
 from .errors import UserError, read_toml
 from .game import Variant, VariantError, derive_seed
 from .protocol import TimeControl
@@ -244,6 +244,9 @@ def load_config(
         variant = Variant.from_dict({"base": raw_variant} if isinstance(raw_variant, str) else raw_variant)
     except VariantError as e:
         raise _err("variant", f"is not a valid variant: {e}") from None
+    problem = unplayed(manifests, variant)
+    if problem:
+        raise _err("variant", problem)
     tc = data.get("time_control", {})
     if not isinstance(tc, dict):
         raise _err("time_control", f"must be a table, got {tc!r}")

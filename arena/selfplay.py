@@ -1,8 +1,11 @@
 """Whole matches between in-process strategies, and the tallies ``arena selfplay`` prints.
 
-Match ``i`` of a run with root seed ``S`` uses the match seed ``derive_seed(S, "match", i)``
-and puts the first strategy in seat ``i % 2``, so both strategies sit in both seats equally
-often. Each strategy gets its own seed derived from the root, never the deal seeds.
+The strategies are every built-in one: ``random`` and ``greedy`` (`arena.strategies`),
+``heuristic`` (`arena.heuristic`) and ``expert`` (`arena.search`: it searches, so it is
+much slower), the brains of the bundled Python agents. Match ``i`` of a run with root seed
+``S`` uses the match seed ``derive_seed(S, "match", i)`` and puts the first strategy in
+seat ``i % 2``, so both strategies sit in both seats equally often. Each strategy gets its
+own seed derived from the root, never the deal seeds.
 """
 
 from __future__ import annotations
@@ -12,7 +15,26 @@ from collections import Counter
 from collections.abc import Sequence
 
 from .game import Match, Variant, derive_seed, get_variant, observation
-from .strategies import Strategy, make_strategy
+from .strategies import STRATEGIES, Strategy, make_strategy
+
+#: Every built-in strategy, by name: what ``arena selfplay --agents`` accepts.
+STRATEGY_NAMES = (*STRATEGIES, "heuristic", "expert")
+
+
+def make_player(name: str, seed: int, variant: Variant) -> Strategy:
+    """A fresh built-in strategy by name (see `STRATEGY_NAMES`); `ValueError` for another name.
+    The searching ones are imported only when asked for."""
+    if name in STRATEGIES:
+        return make_strategy(name, seed)
+    if name == "heuristic":
+        from .heuristic import HeuristicStrategy
+
+        return HeuristicStrategy(seed)
+    if name == "expert":
+        from .search import ExpertStrategy
+
+        return ExpertStrategy(seed, variant=variant)
+    raise ValueError(f"unknown strategy {name!r}; built-in strategies: {', '.join(STRATEGY_NAMES)}")
 
 
 @dataclasses.dataclass
@@ -79,7 +101,7 @@ def selfplay(variant: Variant | str, names: Sequence[str], matches: int, seed: i
         raise ValueError(f"--agents needs exactly two strategies, got {len(names)}")
     if matches < 1:
         raise ValueError(f"--matches must be at least 1, got {matches}")
-    strategies = [make_strategy(n, derive_seed(seed, "strategy", i, n)) for i, n in enumerate(names)]
+    strategies = [make_player(n, derive_seed(seed, "strategy", i, n), variant) for i, n in enumerate(names)]
     tallies = [Tally(name=n) for n in names]
     deals = drawn = 0
     for i in range(matches):

@@ -39,12 +39,19 @@ standard error is the pair-score standard error (sample variance of the pair sco
 the correlation of the two matches of a pair is taken into account) times
 ``d elo / d m = 400 / (ln 10 * m * (1 - m))`` (delta method); intervals are ``elo +- z se``.
 LOS is ``Phi((m - 1/2) / se_m)``. The game-point margin statistic is a diagnostic only.
+
+**One-sided results.** When NEW won every one of ``n`` pairs the estimate is infinite and
+the delta method has nothing to work with; the interval is then ``[bound, +inf)``, with
+``bound`` the Elo of the exact (Clopper-Pearson) lower confidence limit of the chance of a
+won pair, ``((1 - confidence) / 2) ** (1 / n)``: the mean pair score is at least that
+chance. Every pair lost is the mirror image. `elo_text` says either in words.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import statistics
 from collections.abc import Iterable, Sequence
 from typing import Literal
 
@@ -82,25 +89,19 @@ def score_to_elo(score: float) -> float:
     return -400.0 * math.log10(1.0 / score - 1.0)
 
 
+_NORMAL = statistics.NormalDist()
+
+
 def normal_cdf(z: float) -> float:
-    """Standard normal distribution function."""
-    return 0.5 * math.erfc(-z / math.sqrt(2.0))
+    """Standard normal distribution function (the standard library's)."""
+    return _NORMAL.cdf(z)
 
 
 def normal_quantile(p: float) -> float:
-    """Inverse of `normal_cdf` (bisection to machine precision), for ``0 < p < 1``."""
+    """Inverse of `normal_cdf`, for ``0 < p < 1`` (the standard library's)."""
     if not 0.0 < p < 1.0:
         raise ValueError(f"probability must be in (0, 1), got {p}")
-    lo, hi = -40.0, 40.0
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if mid in (lo, hi):
-            break
-        if normal_cdf(mid) < p:
-            lo = mid
-        else:
-            hi = mid
-    return 0.5 * (lo + hi)
+    return _NORMAL.inv_cdf(p)
 
 
 def _z(confidence: float) -> float:
@@ -341,6 +342,10 @@ def elo_estimate(losses: int, halves: int, wins: int, confidence: float = 0.95) 
     if 0.0 < mean < 1.0 and not math.isnan(se):
         elo_se = se * 400.0 / (math.log(10.0) * mean * (1.0 - mean))
         lo, hi = elo - z * elo_se, elo + z * elo_se
+    elif n >= 2 and mean in (0.0, 1.0):  # one-sided: an exact bound on one side, none on the other
+        elo_se = nan
+        bound = score_to_elo(((1.0 - confidence) / 2.0) ** (1.0 / n))
+        lo, hi = (bound, math.inf) if mean == 1.0 else (-math.inf, -bound)
     else:
         elo_se, lo, hi = nan, nan, nan
     if math.isnan(se):
@@ -351,6 +356,35 @@ def elo_estimate(losses: int, halves: int, wins: int, confidence: float = 0.95) 
         los = 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
     nelo = (mean - 0.5) / (math.sqrt(2.0) * sd) * NELO_PER_NT if n >= 2 and sd > 0 else nan
     return EloEstimate(n, mean, sd, se, elo, elo_se, lo, hi, confidence, los, nelo)
+
+
+def elo_text(est: EloEstimate) -> str:
+    """Elo and its interval in words, finite and honest whatever the results: a one-sided
+    bound when every pair went one way, no interval from one pair or identical pairs."""
+    pct = f"{100 * est.confidence:g}%"
+    if est.pairs == 0:
+        return "Elo n/a (no pairs yet)"
+    if est.pairs < 2:
+        return "Elo n/a (1 pair: no interval yet)"
+    if est.mean == 1.0:
+        return f"Elo > {est.ci_low:+.0f} (every pair won: {pct} lower bound; no upper bound)"
+    if est.mean == 0.0:
+        return f"Elo < {est.ci_high:+.0f} (every pair lost: {pct} upper bound; no lower bound)"
+    elo = est.elo + 0.0  # no "-0.0"
+    if est.sd == 0:
+        return f"Elo {elo:+.1f} (every pair scored {est.mean:g}: no spread to make an interval of)"
+    return f"Elo {elo:+.1f} [{est.ci_low:+.1f}, {est.ci_high:+.1f}]"
+
+
+def los_text(est: EloEstimate) -> str:
+    """LOS as a percentage, never a hard 0% or 100% (it is a normal approximation)."""
+    if math.isnan(est.los):
+        return "n/a"
+    if est.los > 0.999:
+        return "> 99.9%"
+    if est.los < 0.001:
+        return "< 0.1%"
+    return f"{100 * est.los:.1f}%"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -373,8 +407,12 @@ def fixed_games_summary(losses: int, halves: int, wins: int, confidence: float =
         verdict = "no pairs played"
     elif est.pairs < 2:
         verdict = "too few pairs for an interval"
+    elif est.mean == 1.0 and est.ci_low > 0:
+        verdict = f"NEW is stronger: it won every pair ({est.pairs}); the {pct} lower bound for Elo is above 0"
+    elif est.mean == 0.0 and est.ci_high < 0:
+        verdict = f"NEW is weaker: it lost every pair ({est.pairs}); the {pct} upper bound for Elo is below 0"
     elif est.mean in (0.0, 1.0):
-        verdict = f"NEW {'lost' if est.mean == 0 else 'won'} every pair ({est.pairs}); no finite Elo estimate"
+        verdict = f"inconclusive: NEW {'lost' if est.mean == 0 else 'won'} every pair, but only {est.pairs}"
     elif est.ci_low > 0:
         verdict = f"NEW is stronger: the {pct} interval for Elo lies above 0"
     elif est.ci_high < 0:
@@ -547,14 +585,12 @@ class SPRT:
         }  # fmt: skip
 
     def line(self) -> str:
-        """One progress line: pairs, LLR against the bounds, Elo +- 95%, LOS, status."""
+        """One progress line: pairs, LLR against the bounds, Elo and its 95% interval, LOS, status."""
         est = self.estimate()
         losses, halves, wins = self.counts
-        elo = "n/a" if math.isnan(est.elo_se) else f"{est.elo:+.1f} +- {est.error:.1f}"
-        los = "n/a" if math.isnan(est.los) else f"{100 * est.los:.1f}%"
         return (
             f"pairs {self.pairs} (0: {losses}, 1/2: {halves}, 1: {wins})  LLR {self.llr:.2f} "
-            f"[{self.lower:.2f}, {self.upper:.2f}]  Elo {elo}  LOS {los}  {self.status}"
+            f"[{self.lower:.2f}, {self.upper:.2f}]  {elo_text(est)}  LOS {los_text(est)}  {self.status}"
         )
 
 

@@ -15,6 +15,13 @@ Tables (schema version 1):
   tricks, and the action list. ``game_points`` is the deal's own worth (1, 2, 3);
   ``carried`` what a drawn hand before it added.
 
+A match lost before play (a forfeit with no deal: a seat could not be started, or its
+process was gone before the first deal) is recorded like any other, but is not a result
+of play: `unplayed_ids` lists such matches, a resumed run plays them again, and the new
+record replaces the old (`write_match`). This needs no column of its own (``fault`` set,
+``fault_deal`` NULL, ``deals`` 0), so stores written before it was introduced are read
+the same way.
+
 A match and its deals are written in one transaction, so a killed run (SIGKILL
 included) leaves only whole matches; the database runs in WAL mode so readers (progress,
 export, reports) never block the writer. Opening a store made by another config is
@@ -72,6 +79,9 @@ CREATE TABLE IF NOT EXISTS deals (
     PRIMARY KEY (match_id, deal)
 );
 """
+
+#: Matches lost before play: a forfeit with no deal played (see `Store.unplayed_ids`).
+_UNPLAYED = "fault IS NOT NULL AND fault_deal IS NULL AND deals = 0"
 
 #: Columns of `matches` that depend on the machine, not on the games (left out when
 #: comparing two runs of one config).
@@ -406,6 +416,11 @@ class Store:
     def done_ids(self) -> set[str]:
         return {r[0] for r in self.db.execute("SELECT id FROM matches")}
 
+    def unplayed_ids(self) -> set[str]:
+        """The matches recorded as lost before play (a forfeit before the first deal: a
+        seat could not be started): a resumed run plays them again."""
+        return {r[0] for r in self.db.execute(f"SELECT id FROM matches WHERE {_UNPLAYED}")}
+
     def count(self) -> int:
         return self.db.execute("SELECT count(*) FROM matches").fetchone()[0]
 
@@ -423,7 +438,8 @@ class Store:
         started: float,
         finished: float,
     ) -> None:
-        """Write one match and its deals atomically."""
+        """Write one match and its deals atomically. A match of that id already stored
+        is replaced if it was lost before play (`unplayed_ids`), else refused."""
         r = record
         f = r.forfeit
 
@@ -450,6 +466,9 @@ class Store:
         ]  # fmt: skip
         try:
             self.db.execute("BEGIN IMMEDIATE")
+            gone = self.db.execute(f"DELETE FROM matches WHERE id = ? AND {_UNPLAYED}", (match_id,)).rowcount
+            if gone:
+                self.db.execute("DELETE FROM deals WHERE match_id = ?", (match_id,))
             self.db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * len(row))})", row)
             self.db.executemany(f"INSERT INTO deals VALUES ({', '.join('?' * 13)})", deals)
             self.db.execute("COMMIT")
@@ -497,6 +516,14 @@ class Store:
 
     def runs(self) -> list[dict[str, Any]]:
         return self._rows("SELECT * FROM runs ORDER BY id")
+
+    def columns(self, table: str) -> list[tuple[str, str, bool]]:
+        """A table's columns in order: name, declared SQLite type, whether NULL is allowed
+        (for exports that type every column, even of an empty table)."""
+        if table not in ("meta", "runs", "agents", "matches", "deals"):
+            raise ValueError(f"no table {table!r} in a results store")
+        rows = self._rows(f"PRAGMA table_info({table})")
+        return [(r["name"], r["type"], not r["notnull"] and not r["pk"]) for r in rows]
 
     # -- merging --------------------------------------------------------------------------
     def merge_from(self, other: Store) -> int:

@@ -7,8 +7,11 @@ In order, each step stopping at the first problem with one line naming it:
    caches left out) within the ladder's size and count limits, no symlink leading out of
    it, no command or build argument naming a path outside it, the program of the command
    and of the build found (in the folder, or on the sandbox's ``PATH``);
-3. a copy of just those files, built in the sandbox with its limits and a deadline;
-4. the conformance suite (`arena.conformance`) against the built copy, in the sandbox;
+3. a copy of just those files, built in the sandbox with its limits and a deadline
+   (`stage`: ``arena check`` runs its agent from the same kind of copy, so that a folder
+   that passes the check does not fail here for a file the copy leaves out);
+4. the conformance suite (`arena.conformance`) against the built copy, in the sandbox,
+   in the games the manifest declares (``variants``; a ladder's own game must be one);
 5. the copy moved to ``agents/<name>/<version>-<hash12>`` in the ladder, made read-only,
    and entered in the ladder's store as ``name@version``. A new version of a name
    replaces the old one in the schedule; the old one keeps its record.
@@ -30,7 +33,7 @@ from pathlib import Path
 
 import trio
 
-from .agents import MANIFEST, Manifest, load_manifest, resolve
+from .agents import MANIFEST, Manifest, load_manifest, require_variant, resolve
 from .errors import UserError
 from .ladder import LadderConfig, SubmitRules, open_store
 from .process import run_build
@@ -110,6 +113,35 @@ def _copy(m: Manifest, dest: Path) -> None:
         shutil.copy2(m.manifest_path, dest / MANIFEST)
 
 
+def stage(m: Manifest, work: Path, sandbox: Sandbox, build_timeout_s: float) -> Manifest:
+    """Step 3: copy the files `Manifest.files` lists (the manifest included) to ``work``
+    (which must not exist), build the copy in ``sandbox`` and check that its command is
+    there; returns the copy's manifest. `UserError`s name the original manifest."""
+    _copy(m, work)
+    copy = load_manifest(work)
+    trio.run(_build, copy, m, work, sandbox, build_timeout_s)
+    _check_program(copy, work, origin=m)
+    return copy
+
+
+LEFT_OUT = "dot-files and what .gitignore lists are not part of an agent"
+
+
+def left_out(m: Manifest, work: Path) -> list[str]:
+    """What of ``m``'s folder its staged copy at ``work`` lacks (after the build): dot-files
+    and what ``.gitignore`` lists, by their first path component (``.data/``). Version
+    control files and Python caches are not named: no agent needs them to run."""
+    names: set[str] = set()
+    for path in m.folder.rglob("*"):
+        rel = path.relative_to(m.folder)
+        if rel.parts[0] in (".git", ".gitignore", "__pycache__") or "__pycache__" in rel.parts:
+            continue
+        if path.suffix == ".pyc" or not (path.is_file() or path.is_symlink()) or os.path.lexists(work / rel):
+            continue
+        names.add(rel.parts[0] + ("/" if len(rel.parts) > 1 else ""))
+    return sorted(names)
+
+
 def _read_only(folder: Path) -> None:
     for dirpath, _dirs, filenames in os.walk(folder):
         for name in filenames:
@@ -141,7 +173,9 @@ async def _check(m: Manifest, origin: Manifest, sandbox: Sandbox, logs: Path, sa
     await check(m, report, logs=logs, sandbox=sandbox)
     if failed:
         f = failed[0]
-        raise UserError(f"{origin.manifest_path}: conformance check failed: {f.name}: {f.detail}")
+        missing = left_out(origin, m.folder)
+        hint = f" (the stored copy leaves out {', '.join(missing)}: {LEFT_OUT})" if missing else ""
+        raise UserError(f"{origin.manifest_path}: conformance check failed: {f.name}: {f.detail}{hint}")
 
 
 def submit(
@@ -155,6 +189,8 @@ def submit(
     rules = ladder.submit if ladder else SubmitRules()
     policy = policy or (ladder.sandbox if ladder else Policy())
     m = validate(path, rules)
+    if ladder is not None:
+        require_variant([m], ladder.variant, f"ladder {ladder.name!r} ({ladder.folder})")
     digest = m.content_hash()
     key = f"{m.name}@{m.version}"
     store = open_store(ladder) if ladder else None
@@ -172,11 +208,8 @@ def submit(
         staging = Path(tempfile.mkdtemp(prefix=".submit-", dir=base))
         try:
             work = staging / "agent"
-            _copy(m, work)
-            copy = load_manifest(work)
             with Sandbox(policy, warn=lambda s: say(f"arena: {s}")) as sandbox:
-                trio.run(_build, copy, m, work, sandbox, float(rules.build_timeout_s))
-                _check_program(copy, work, origin=m)
+                copy = stage(m, work, sandbox, float(rules.build_timeout_s))
                 if rules.check:
                     logs = staging / "logs"
                     logs.mkdir()

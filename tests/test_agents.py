@@ -99,3 +99,131 @@ def test_check_reports_failures_with_reasons(broken, failing):
     assert p.returncode == 1
     assert any(line.startswith(failing) for line in p.stdout.splitlines()), p.stdout
     assert p.stdout.splitlines()[-1].endswith("failed") and not p.stdout.splitlines()[-1].endswith(" 0 failed")
+
+
+# -- what check and submit agree on, and what a manifest may say ---------------------------------
+DOT_AGENT = """\
+import json
+from pathlib import Path
+
+from arena.sdk import run
+
+PREFS = json.loads(Path({prefs!r}).read_text())
+
+
+def choose(observation, legal):
+    return legal[PREFS["pick"] % len(legal)]
+
+
+if __name__ == "__main__":
+    raise SystemExit(run(choose, name="dotty", version="1.0"))
+"""
+
+
+def write_agent(folder: Path, manifest: str, files: dict[str, str]) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "agent.toml").write_text(manifest)
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    return folder
+
+
+def test_check_runs_the_agent_from_the_copy_submit_stores(tmp_path):
+    """A folder whose agent needs a dot-file: submit's stored copy leaves it out, so check
+    (which runs the same copy) fails too, and both say what was left out. Without the
+    dot-file the two pass alike."""
+    manifest = 'name = "dotty"\nversion = "1.0"\nlanguage = "python"\ncommand = ["{python}", "agent.py"]\n'
+    folder = write_agent(
+        tmp_path / "dotty", manifest, {"agent.py": DOT_AGENT.format(prefs=".prefs.json"), ".prefs.json": '{"pick": 1}'}
+    )
+    logs = str(tmp_path / "logs")
+    p = arena("check", str(folder), "--logs", logs)
+    assert p.returncode == 1, p.stdout + p.stderr
+    out = p.stdout.splitlines()
+    assert "note: the agent runs without .prefs.json (dot-files and what .gitignore lists" in p.stdout
+    assert any(line.startswith("FAIL  handshake: handshake: dotty exited with status 1") for line in out), p.stdout
+    p = arena("submit", str(folder))
+    assert p.returncode == 2
+    last = p.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"arena: error: {folder / 'agent.toml'}: conformance check failed: handshake:")
+    assert last.endswith("(the stored copy leaves out .prefs.json: dot-files and what .gitignore lists are "
+                         "not part of an agent)")  # fmt: skip
+
+    (folder / ".prefs.json").rename(folder / "prefs.json")
+    (folder / "agent.py").write_text(DOT_AGENT.format(prefs="prefs.json"))
+    p = arena("check", str(folder), "--logs", logs)
+    assert p.returncode == 0 and "note:" not in p.stdout, p.stdout
+    p = arena("submit", str(folder))
+    assert p.returncode == 0 and "dotty@1.0: valid, built and conformant" in p.stdout, p.stderr
+
+
+SCHNAPSEN_ONLY = """\
+import sys
+
+from arena.sdk import run
+
+
+def choose(observation, legal):
+    if observation["variant"] != "schnapsen":
+        print("schnap-only: asked to play " + observation["variant"], file=sys.stderr)
+        raise SystemExit(3)
+    return legal[0]
+
+
+if __name__ == "__main__":
+    raise SystemExit(run(choose, name="schnap-only", version="1.0"))
+"""
+
+
+def test_an_agent_that_plays_only_schnapsen_says_so_and_is_paired_only_there(tmp_path):
+    manifest = (
+        'name = "schnap-only"\nversion = "1.0"\nlanguage = "python"\ncommand = ["{python}", "agent.py"]\n'
+        'variants = ["schnapsen"]\n'
+    )
+    folder = str(write_agent(tmp_path / "schnap", manifest, {"agent.py": SCHNAPSEN_ONLY}))
+    logs = str(tmp_path / "logs")
+    p = arena("check", folder, "--logs", logs)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "plays only schnapsen (field 'variants'): the other games are not checked" in p.stdout
+    items = [line for line in p.stdout.splitlines() if line.startswith(("PASS", "FAIL"))]
+    assert not any("sixty-six" in line for line in items), p.stdout
+    assert any(line.startswith("PASS  position (schnapsen)") for line in items)
+    assert {line.split(":")[0] for line in items if "match" in line} == {
+        "PASS  match (schnapsen, seat 0)", "PASS  match (schnapsen, seat 1)"
+    }  # fmt: skip
+
+    refusal = f"plays only schnapsen (field 'variants' of {folder}/agent.toml), not sixty-six"
+    for args in (
+        ["match", folder, "random", "--logs", logs],
+        ["tournament", "--agents", f"{folder},random", "--pairs", "1", "--store", str(tmp_path / "t.sqlite")],
+    ):
+        p = arena(*args)
+        assert p.returncode == 2 and p.stderr.startswith("arena: error: --variant: agent 'schnap-only' "), p.stderr
+        assert refusal in p.stderr and len(p.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "t.sqlite").exists()
+    p = arena("match", folder, "random", "--variant", "schnapsen", "--seed", "3", "--logs", logs)
+    assert p.returncode == 0 and "result: " in p.stdout, p.stderr
+
+    ladder = tmp_path / "ladder"
+    assert arena("ladder", "init", str(ladder)).returncode == 0
+    p = arena("submit", folder, "--ladder", str(ladder))
+    assert p.returncode == 2 and refusal in p.stderr and len(p.stderr.strip().splitlines()) == 1, p.stderr
+
+
+@pytest.mark.parametrize(
+    "manifest, message",
+    [
+        ('name = "x"\n', "missing fields 'version', 'language', 'command' (required: name, version, language, "
+                         "command; optional: build, description, env, variants)"),
+        ('name = "x"\nversion = "1"\nlanguage = "c"\n', "missing field 'command' (required: "),
+        ('name = "x"\nversion = "1"\nlanguage = "c"\ncommand = ["./a"]\nvariants = ["skat"]\n',
+         "field 'variants' names 'skat'; the games are sixty-six, schnapsen"),
+        ('name = "x"\nversion = "1"\nlanguage = "c"\ncommand = ["./a"]\nvariants = []\n',
+         "field 'variants' must be a non-empty list of strings"),
+    ],
+)  # fmt: skip
+def test_manifest_errors_name_every_missing_field_in_one_line(tmp_path, manifest, message):
+    (tmp_path / "agent.toml").write_text(manifest)
+    p = arena("check", str(tmp_path))
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1, p.stderr
+    assert p.stderr.startswith(f"arena: error: {tmp_path / 'agent.toml'}: {message}"), p.stderr

@@ -134,8 +134,9 @@ class Tree:
         return {uid for _start, uid, _cmd in self.seen.values()}
 
 
-def gone_within(check, seconds: float = 2.0):
-    """Poll ``check()`` until it gives something empty; returns its last answer."""
+def gone_within(check, seconds: float = 10.0):
+    """Poll ``check()`` until it gives something empty; returns its last answer. (The time
+    is a bound, not a measure: on a loaded machine the kernel may take a while to reap.)"""
     deadline = time.monotonic() + seconds
     while True:
         left = check()
@@ -417,8 +418,8 @@ def test_daemon_dies_when_the_referee_is_killed_and_resume_completes(referee):
     proc.send_signal(signal.SIGKILL)  # the referee itself: in user mode the launcher exec'd into it
     proc.wait(timeout=5)
     assert proc.returncode == -signal.SIGKILL
-    left = gone_within(lambda: referee.leftovers(tree), 2.0)
-    assert left == [], f"processes of the run outlived the referee by 2 s: {left}"
+    left = gone_within(lambda: referee.leftovers(tree))
+    assert left == [], f"processes of the run outlived the referee by 10 s: {left}"
     stored = len(rows(store))
     assert stored < 2 * pairs, "the run was over before the kill"
     run = referee.run(*args, "--resume")

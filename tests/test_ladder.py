@@ -13,6 +13,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -346,8 +347,9 @@ def test_hostile_agents_are_contained_and_recorded_while_the_ladder_goes_on(tmp_
     for behaviour, env in envs.items():
         p = arena("submit", _hostile(tmp_path / "src", behaviour, env), "--ladder", lad)
         assert p.returncode == 0, p.stderr
-    p = arena("ladder", "run", "--ladder", lad, "--matches", "48", timeout=300)
+    p, uids = _run_noting_uids(["ladder", "run", "--ladder", lad, "--matches", "48"], timeout=300)
     assert p.returncode == 0, p.stderr
+    assert uids, "no agent process of the run was ever seen"
     matches = rows(db, "SELECT seat0, seat1, forfeit_seat, fault, fault_detail FROM matches")
     assert len(matches) == 48
     by_agent: dict[str, list[tuple]] = {}
@@ -376,21 +378,76 @@ def test_hostile_agents_are_contained_and_recorded_while_the_ladder_goes_on(tmp_
     assert "read OK" not in logs["hostile-read@0"] and logs["hostile-read@0"].count("denied") >= 4
     assert "read OK" not in logs["hostile-stderr-peek@0"] and "denied" in logs["hostile-stderr-peek@0"]
     assert "File too large" in logs["hostile-bigfile@0"]
-    # no process of any agent is left running (a killed orphan may wait a moment for init to reap it)
-    assert not [p for p in Path("/proc").iterdir() if p.name.isdigit() and _sandbox_uid(p)]
+    # no process of this run's agents is left running (other runs on the machine have their own uids)
+    assert _alive_of(uids) == []
     assert rows(db, "SELECT count(*) FROM history")[0][0] > 0
     p = arena("ladder", "standings", "--ladder", lad)
     assert p.returncode == 0 and "hostile-spin@0" in p.stdout
 
 
-def _sandbox_uid(proc: Path) -> bool:
+def _descendants(pid: int) -> list[int]:
+    """The processes below ``pid`` now (children lists of /proc, recursively)."""
+    out, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for t in tasks:
+            try:
+                kids = [int(x) for x in Path(f"/proc/{p}/task/{t}/children").read_text().split()]
+            except (OSError, ValueError):
+                continue
+            out += kids
+            todo += kids
+    return out
+
+
+def _run_noting_uids(args: list[str | Path], timeout: float) -> tuple[subprocess.CompletedProcess, set[int]]:
+    """Run ``arena ARGS`` to the end, noting the sandbox uids of the processes below it:
+    the uids this run allocated (unique on the machine while they run), so that the check
+    for leftovers looks at this run's agents only, never at another run's."""
     from arena.sandbox import UID_BASE, UID_SPAN
 
-    try:
-        state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        return UID_BASE <= proc.stat().st_uid < UID_BASE + UID_SPAN and state != "Z"
-    except (OSError, IndexError):
-        return False
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen([sys.executable, "-m", "arena", *map(str, args)], cwd=ROOT, stdout=out, stderr=err)
+        uids: set[int] = set()
+        deadline = time.monotonic() + timeout
+        while proc.poll() is None and time.monotonic() < deadline:
+            for pid in _descendants(proc.pid):
+                try:
+                    uid = os.stat(f"/proc/{pid}").st_uid
+                except OSError:
+                    continue
+                if UID_BASE < uid < UID_BASE + UID_SPAN:  # (UID_BASE itself: the sandbox probe's, any run's)
+                    uids.add(uid)
+            time.sleep(0.05)
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+            pytest.fail(f"arena {args[0]} took more than {timeout} s")
+        out.seek(0)
+        err.seek(0)
+        return subprocess.CompletedProcess(proc.args, proc.returncode, out.read(), err.read()), uids
+
+
+def _alive_of(uids: set[int], seconds: float = 10.0) -> list[int]:
+    """Live (not zombie) processes of ``uids``, after up to ``seconds`` for a killed orphan
+    to be reaped."""
+    deadline = time.monotonic() + seconds
+    while True:
+        left = []
+        for p in Path("/proc").iterdir():
+            try:
+                if p.name.isdigit() and p.stat().st_uid in uids:
+                    if (p / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+                        left.append(int(p.name))
+            except (OSError, IndexError):
+                continue
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
 
 
 def test_a_submission_joins_a_running_ladder_at_the_next_round(ladder):

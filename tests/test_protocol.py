@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -15,8 +16,11 @@ from jsonschema import Draft202012Validator, ValidationError
 from referencing import Registry, Resource
 
 from arena import conformance
+from arena.game import Variant, new_deal, observation, parse_card
+from arena.game.cards import POINTS
 from arena.protocol import (
     MAX_AGENT_LINE,
+    PROTOCOL_MINOR,
     AgentProtocolError,
     Answer,
     DealEnd,
@@ -34,6 +38,7 @@ from arena.protocol import (
     decode_referee_line,
     encode,
 )
+from arena.search import sample_worlds
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "protocol" / "schema"
@@ -194,11 +199,87 @@ def test_recorded_examples_match_the_schemas():
 # -- recorded examples ------------------------------------------------------------------------
 def test_positions_file_is_what_the_engine_gives_now():
     assert conformance.load_positions() == json.loads(json.dumps(conformance.positions()))
-    labels = {p["label"] for p in conformance.load_positions()}
+    labels = {(p["variant"]["name"], p["label"]) for p in conformance.load_positions()}
     phases = {p["observation"]["phase"] for p in conformance.load_positions()}
-    assert phases == {"lead", "follow", "draw", "close-offer"} and len(labels) == 11
+    assert phases == {"lead", "follow", "draw", "close-offer"} and len(labels) == 17
     kinds = {a.split(":")[0] for p in conformance.load_positions() for a in p["legal"]}
     assert kinds == {"play", "marry", "exchange", "close", "declare", "draw", "pass"}
+    for name in ("sixty-six", "schnapsen"):
+        group = [p["observation"] for p in conformance.load_positions() if p["variant"]["name"] == name]
+        assert any(o["trick_counts"] == [0, 0] for o in group)  # the start of a deal
+        assert any(o["marriages"] for o in group) and any(o["closed"] for o in group)
+        assert any(o["talon_size"] == 0 and not o["closed"] for o in group)  # the talon exhausted
+        assert any(sum(o["hand_sizes"]) <= 2 for o in group)  # the last trick
+
+
+def test_every_recorded_position_is_a_reachable_state():
+    """Each position is the deal it names, replayed: and its cards add up, so an agent
+    that rebuilds the world from its observation (as search agents do) can use it."""
+    for p in conformance.load_positions():
+        variant = Variant.from_dict(p["variant"])
+        obs, where = p["observation"], p["label"]
+        state = new_deal(variant, p["deal"]["seed"], p["deal"]["dealer"])
+        for action in p["deal"]["actions"]:
+            state.apply_action(action)
+        assert json.loads(json.dumps(observation(state, obs["seat"]))) == obs, where
+        assert state.legal_action_strings() == p["legal"], where
+        seat, opp = obs["seat"], 1 - obs["seat"]
+        # Every card of the pack is somewhere: own hand, finished tricks, the table, the
+        # talon, the opponent's hand.
+        on_table = 1 if obs["current_trick"] else 0
+        assert len(obs["hand"]) == obs["hand_sizes"][seat], where
+        total = len(obs["hand"]) + 2 * len(obs["tricks"]) + on_table + obs["talon_size"] + obs["hand_sizes"][opp]
+        assert total == variant.deck, where
+        seen = (
+            obs["hand"]
+            + [c for t in obs["tricks"] for c in t["cards"]]
+            + ([obs["current_trick"]["card"]] if on_table else [])
+        )
+        assert len(set(seen)) == len(seen), where
+        # Tricks listed, tricks counted and card points agree.
+        assert obs["trick_counts"] == [sum(t["winner"] == s for t in obs["tricks"]) for s in (0, 1)], where
+        won = [
+            sum(POINTS[parse_card(c)] for t in obs["tricks"] if t["winner"] == s for c in t["cards"]) for s in (0, 1)
+        ]
+        credited = [sum(m["points"] for m in obs["marriages"] if m["seat"] == s and m["credited"]) for s in (0, 1)]
+        assert obs["points"] == [w + c for w, c in zip(won, credited, strict=True)], where
+        assert obs["out_of_play"] == (obs["talon_size"] - (obs["turn_up"] is not None) if obs["closed"] else 0)
+        # A searching agent's worlds: consistent samples, each a state this seat sees as obs.
+        for world in sample_worlds(obs, variant, 5, random.Random(1)):
+            assert json.loads(json.dumps(observation(world, seat))) == obs, where
+
+
+@pytest.mark.parametrize("variant", ["sixty-six", "schnapsen"])
+def test_observation_counts_hand_sizes_and_the_cards_a_close_puts_out_of_play(variant):
+    """hand_sizes and out_of_play are the real counts at every decision of real deals, and
+    name no card: the face-down cards of a closed talon stay unknown."""
+    closed_seen = 0
+    for seed in range(40):
+        rng = random.Random(seed)
+        state = new_deal(variant, seed, seed % 2)
+        while not state.is_over():
+            for seat in (0, 1):
+                obs = observation(state, seat)
+                assert obs["hand_sizes"] == [state.hand[0].bit_count(), state.hand[1].bit_count()]
+                down = len(state.stock) - state.stock_pos
+                if state.closed_by >= 0:
+                    closed_seen += down > 0
+                    assert obs["out_of_play"] == down
+                else:
+                    assert obs["out_of_play"] == 0
+                assert isinstance(obs["out_of_play"], int)
+            state.apply_action(rng.choice(state.legal_action_strings()))
+    assert closed_seen  # the closed case did occur
+
+
+def test_hello_says_its_minor_revision_and_an_older_hello_still_decodes():
+    line = encode(Hello(protocol=1, variant={}, time_control={}, seed=5))
+    assert line.startswith(b'{"type":"hello","protocol":1,"protocol_minor":1,')
+    assert PROTOCOL_MINOR == 1 and decode_referee_line(line).protocol_minor == 1
+    old = b'{"type":"hello","protocol":1,"variant":{},"time_control":{},"seed":5}'  # a 1.0 referee
+    assert decode_referee_line(old) == Hello(protocol=1, protocol_minor=0, variant={}, time_control={}, seed=5)
+    with pytest.raises(AgentProtocolError, match="hello message lacks seed"):
+        decode_referee_line(b'{"type":"hello","protocol":1,"variant":{},"time_control":{}}')
 
 
 def test_transcript_replays_exactly():

@@ -22,7 +22,10 @@ from arena.rating import (
     fit,
     fit_matrix,
     los_matrix,
+    normal_cdf,
+    open_sides,
     pair_scores,
+    percent,
     solve,
 )
 
@@ -225,8 +228,8 @@ def test_disconnected_pool_and_perfect_scores_are_finite_and_flagged():
     flags = dict(zip(names, r.flags, strict=True))
     assert flags["a"] == flags["b"] == flags["c"] == ""
     assert "disconnected" in flags["d"] and "disconnected" in flags["e"]
-    assert "won every game" in flags["f"] and "disconnected" not in flags["f"]
-    assert "lost every game" in flags["g"]
+    assert "won every match" in flags["f"] and "disconnected" not in flags["f"]
+    assert "lost every match" in flags["g"]
     assert r.elo[k["f"]] == max(r.elo) and r.elo[k["g"]] == min(r.elo)
     # mean 0 over the main pool (a, b, c, f, g), so the split-off pair's doubt stays its own
     main = [k[x] for x in "abcfg"]
@@ -248,10 +251,10 @@ def test_flags_for_no_games_few_games_and_one_way_groups():
     W[0, 2] = W[1, 3] = W[0, 3] = 3
     r = fit_matrix(W, names, min_games=15)
     assert np.isfinite(r.elo).all()
-    assert r.flags[4].startswith("no games") and r.elo[4] == pytest.approx(r.elo.mean() + 0, abs=200)
+    assert r.flags[4].startswith("no matches") and r.elo[4] == pytest.approx(r.elo.mean() + 0, abs=200)
     assert all("rests on the prior" in f for f in r.flags[:4])
-    assert "few games" in r.flags[1]  # y played 5 + 5 + 3
-    assert "few games" not in r.flags[0]  # x played 5 + 5 + 6
+    assert "few matches" in r.flags[1]  # y played 5 + 5 + 3
+    assert "few matches" not in r.flags[0]  # x played 5 + 5 + 6
     tight = fit_matrix(W, names, max_se=1.0)
     assert all("large SE" in f for f in tight.flags)
 
@@ -351,6 +354,61 @@ def test_bootstrap_anchored():
     assert b.to_frame()["agent"].iloc[0] == "p2"
 
 
+def one_sided_pairs(pairs: int) -> list[dict]:
+    """``pairs`` duplicate pairs of a~b in which a wins every match."""
+    return [{"seat0": (x, y)[g], "seat1": (y, x)[g], "winner": g, "pairing": "a~b", "pair_index": k, "game": g}
+            for k in range(pairs) for g in (0, 1) for x, y in [("a", "b")]]  # fmt: skip
+
+
+def test_bootstrap_of_a_one_sided_pairing_is_open_not_certain():
+    # a beat b 200-0: every resample is 200-0 too, so the samples agree to the last digit;
+    # the interval must be open on the unbounded side, not of zero width
+    rows = one_sided_pairs(100)
+    r = fit(rows, ["a", "b"])
+    lo, hi = r.ci95[1]
+    assert math.isfinite(lo) and hi - lo > 400  # analytic: held by the prior, wide
+    b = bootstrap(rows, ["a", "b"], reps=30, seed=0)
+    assert np.ptp(b.samples[:, 0]) == 0  # the resamples cannot see any doubt
+    assert b.open == ["above", "below"]
+    assert b.ci95[0, 1] == math.inf and math.isfinite(b.ci95[0, 0])
+    assert b.ci95[1, 0] == -math.inf and math.isfinite(b.ci95[1, 1])
+    assert np.isinf(b.se).all()
+    df = b.to_frame().set_index("agent")
+    assert df.loc["a", "flag"] == "one-sided: every match won, the bootstrap cannot bound it above"
+    assert df.loc["b", "flag"] == "one-sided: every match lost, the bootstrap cannot bound it below"
+    # anchored at the loser: the loser is fixed, the winner still open above
+    anchored = bootstrap(rows, ["a", "b"], reps=10, seed=0, anchor="b", anchor_elo=1000)
+    assert anchored.open == ["above", ""] and anchored.ci95[1].tolist() == [1000, 1000]
+
+
+def test_open_sides_of_groups_and_chains():
+    # h and g beat each other, both beat r every time: only r is open (below)
+    W = np.array([[0, 78, 80], [2, 0, 80], [0, 0, 0]])
+    assert open_sides(W) == ["", "", "below"]
+    # a chain x > y > z, one way each: x open above, z below, y both ways
+    W = np.array([[0, 5, 0], [0, 0, 5], [0, 0, 0]])
+    assert open_sides(W) == ["above", "both", "below"]
+    # a group {u, v} that only won against {s, t}: the groups tie in size, so both are open
+    W = np.zeros((4, 4))
+    W[0, 1] = W[1, 0] = W[2, 3] = W[3, 2] = 3
+    W[0, 2] = W[1, 3] = 4
+    assert open_sides(W) == ["above", "above", "below", "below"]
+    rows = [{"seat0": a, "seat1": b, "winner": 0} for a, b in [("u", "v"), ("v", "u"), ("s", "t"), ("t", "s"),
+                                                              ("u", "s"), ("v", "t")] for _ in range(3)]  # fmt: skip
+    flags = bootstrap(rows, ["u", "v", "s", "t"], reps=10).flags
+    assert flags[0] == "one-sided: its group won every match against the rest, the bootstrap cannot bound it above"
+    assert open_sides(np.zeros((2, 2))) == ["", ""]  # no matches: nothing to say
+
+
+def test_normal_cdf_and_percentages():
+    assert normal_cdf(Z95) == pytest.approx(0.975, rel=1e-12)
+    assert np.allclose(normal_cdf([-np.inf, 0.0, np.inf]), [0.0, 0.5, 1.0])
+    assert [percent(x) for x in (79 / 80, 1999 / 2000, 1 / 5000, 1.0, 0.0, 0.5, math.nan)] == [
+        "98.8%", "> 99.9%", "< 0.1%", "100%", "0%", "50.0%", "-"]  # fmt: skip
+    # a probability from the normal approximation is never shown as certain
+    assert percent(1.0, exact_ends=False) == "> 99.9%" and percent(0.0, exact_ends=False) == "< 0.1%"
+
+
 # -- likelihood of superiority -----------------------------------------------------------------
 
 
@@ -424,7 +482,7 @@ def test_fit_from_rows_frame_and_table():
     assert list(df.columns) == ["agent", "elo", "se", "ci_low", "ci_high", "games", "wins", "losses", "score", "flag"]
     assert list(df["agent"]) == ["a", "c", "b"] and df["elo"].is_monotonic_decreasing
     assert df.set_index("agent").loc["a", "games"] == 10 and df.set_index("agent").loc["a", "score"] == 0.6
-    assert "no games" in df.set_index("agent").loc["c", "flag"]
+    assert "no matches" in df.set_index("agent").loc["c", "flag"]
     text = r.format_table()
     assert text.splitlines()[1].split()[1] == "a" and "mean 0" in text
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -10,14 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from running import arena
 
 ROOT = Path(__file__).resolve().parent.parent
 SECTIONS = ["tournament", "ratings", "head-to-head", "margins", "deal-points", "faults"]
-
-
-def arena(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=timeout,
-                          cwd=ROOT)  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -49,6 +46,15 @@ def render(html: Path) -> dict:
         sections: [...document.querySelectorAll('h2')].map(h => h.id),
         tables: document.querySelectorAll('table').length,
         title: document.title,
+        headline: (document.querySelector('.headline') || {}).textContent,
+        ranking: (document.querySelector('.ranking') || {}).textContent,
+        first: document.body.children[1].className,
+        headers: Object.fromEntries([...document.querySelectorAll('table')].map(
+          t => [t.className.replace(/.*table-/, ''), [...t.querySelectorAll('th')].map(h => h.textContent)])),
+        cells: Object.fromEntries([...document.querySelectorAll('table')].map(
+          t => [t.className.replace(/.*table-/, ''),
+                [...t.querySelectorAll('tbody tr')].map(r => [...r.cells].map(c => c.textContent))])),
+        scale: imgs.map(i => i.naturalWidth / Number(i.getAttribute('width'))),
       };
       const pre = document.createElement('pre');
       pre.id = 'probe';
@@ -97,6 +103,46 @@ def test_report_is_self_contained_and_renders_in_chromium(store, tmp_path):
     assert seen["sections"] == SECTIONS
     assert seen["images"] == len(srcs) >= 4 and seen["broken"] == []
     assert seen["tables"] >= 8
+    # The headline comes first: the best agent, its lead over the runner-up with a 95% interval.
+    assert seen["first"] == "headline"
+    # (3 pairs a pairing: greedy won all 6 against c-cautious, yet that does not separate them at 95%)
+    assert re.fullmatch(
+        r"greedy leads c-cautious by \+\d+ Elo \[-\d+, \+\d+\], not yet separated: the 95% "
+        r"interval includes 0 \(likelihood of superiority \d+\.\d%\)\. greedy won all its 18 "
+        r"matches: the top of its interval rests on the prior\.",
+        seen["headline"],
+    ), seen["headline"]
+    assert re.fullmatch(r"Ranking: greedy ≈ c-cautious [>≈] random [>≈] crash-mid-match  \(> clear at 95%, ≈ not "
+                        r"yet\)\.", seen["ranking"]), seen["ranking"]  # fmt: skip
+    # Human headers, never a column's machine name.
+    headers = seen["headers"]
+    assert headers["ratings"] == ["Agent", "Elo", "95% interval", "Standard error", "Matches", "Won", "Lost", "Score",
+                                  "Note"]  # fmt: skip
+    assert "Pairs split (1-1)" in headers["pair-margins"] and "Mean margin" in headers["margins-by-agent"]
+    assert headers["latency"][:3] == ["Agent", "Decisions", "p50 (ms)"]
+    assert not [h for hs in headers.values() for h in hs if re.search(r"[a-z]_[a-z]", h)], headers
+    # Scores as percentages that never round to a false 100%; the LOS never shown as certain.
+    ratings = {row[0]: row for row in seen["cells"]["ratings"]}
+    assert ratings["greedy"][7] == "100%" and ratings["crash-mid-match"][7] == "0%"
+    assert all(re.fullmatch(r"(\d+(\.\d)?%|> 99\.9%|< 0\.1%)", row[7]) for row in ratings.values())
+    assert "100% of 6" in seen["cells"]["score-matrix"][1]  # greedy beat random in all 6 matches
+    # Charts are drawn at 200 dpi and shown at half their pixel size.
+    assert seen["scale"] and all(abs(x - 2) < 0.02 for x in seen["scale"]), seen["scale"]
+
+
+def test_headline_names_the_best_and_its_lead_with_an_interval():
+    from arena.rating import fit
+    from arena.report import headline
+
+    def rows(a: str, b: str, wins: int, losses: int) -> list[dict]:
+        return [{"seat0": a, "seat1": b, "winner": 0}] * wins + [{"seat0": a, "seat1": b, "winner": 1}] * losses
+
+    clear = fit(rows("strong", "mid", 70, 10) + rows("mid", "weak", 41, 39) + rows("strong", "weak", 75, 5))
+    first, ranking = headline(clear)
+    d, _, lo, hi = clear.diff("strong", "mid")
+    assert first == f"strong is best, +{d:.0f} Elo [+{lo:.0f}, +{hi:.0f}] over mid (likelihood of superiority > 99.9%)."
+    assert ranking == "Ranking: strong > mid ≈ weak  (> clear at 95%, ≈ not yet)."
+    assert headline(fit(rows("a", "b", 0, 0)))[0] == "Not enough results to rank the agents yet."
 
 
 def test_report_tables_hold_the_results(store, tmp_path):
@@ -120,15 +166,37 @@ def test_ratings_command_table_and_json(store):
     p = arena("ratings", str(store))
     assert p.returncode == 0, p.stderr
     assert "95% interval" in p.stdout and "greedy" in p.stdout
-    data = json.loads(arena("ratings", str(store), "--json", "--bootstrap", "20").stdout)
+    out = arena("ratings", str(store), "--json", "--bootstrap", "20").stdout
+
+    def not_json(word: str):
+        raise AssertionError(f"{word} is not JSON")
+
+    data = json.loads(out, parse_constant=not_json)  # strict: no NaN or Infinity for other languages
     names = [r["agent"] for r in data["ratings"]]
     assert names[0] == "greedy" and names[-1] == "crash-mid-match"  # greedy won everything it played
     assert data["matches"] == 36 and len(data["bootstrap"]) == 4
+    boot = {r["agent"]: r for r in data["bootstrap"]}
+    assert boot["greedy"]["boot_high"] is None and boot["greedy"]["flag"]  # open above, and said why
+    assert all(r["flag"] for r in data["bootstrap"] if None in (r["boot_low"], r["boot_high"]))
     p = arena("ratings", str(store), "--anchor", "random=1000", "--json")
     anchored = {r["agent"]: r["elo"] for r in json.loads(p.stdout)["ratings"]}
     assert anchored["random"] == pytest.approx(1000)
     assert arena("ratings", str(store), "--anchor", "nobody").returncode == 2
     assert arena("ratings", str(store), "--prior", "0").returncode == 2  # greedy is unbeaten: no maximum
+
+
+def test_report_is_written_next_to_the_store_by_default(store, tmp_path):
+    """Like a tournament's: ``runs/rr.sqlite`` gives ``runs/rr/index.html``, whatever the working folder."""
+    copy = tmp_path / "runs" / "rr.sqlite"
+    copy.parent.mkdir()
+    shutil.copyfile(store, copy)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    p = subprocess.run([sys.executable, "-m", "arena", "report", str(copy)], capture_output=True, text=True,
+                       timeout=300, cwd=elsewhere, env={**os.environ, "PYTHONPATH": str(ROOT)})  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == f"report: {tmp_path / 'runs' / 'rr' / 'index.html'}"
+    assert (tmp_path / "runs" / "rr" / "ratings.png").is_file() and list(elsewhere.iterdir()) == []
 
 
 def test_report_of_a_missing_store_is_a_one_line_error(tmp_path):

@@ -18,15 +18,18 @@ from arena.sprt import (
     SPRT,
     Z95,
     elo_estimate,
+    elo_text,
     fixed_games_summary,
     gsprt_llr,
     llr_pairs,
     llr_pentanomial,
+    los_text,
     margin_diagnostic,
     mle_given_t,
     normal_cdf,
     normal_quantile,
     run_sprt,
+    score_to_elo,
     sprt_bounds,
 )
 
@@ -486,6 +489,41 @@ def test_normal_helpers():
     assert normal_quantile(0.975) == pytest.approx(Z95, rel=1e-12)
     assert normal_cdf(Z95) == pytest.approx(0.975, rel=1e-12)
     assert normal_quantile(0.5) == pytest.approx(0.0, abs=1e-12)
+    for p in (1e-9, 0.01, 0.3, 0.9, 1 - 1e-9):
+        assert normal_cdf(normal_quantile(p)) == pytest.approx(p, rel=1e-9)
+    with pytest.raises(ValueError):
+        normal_quantile(1.0)
+
+
+def test_every_pair_one_way_gives_an_exact_one_sided_bound():
+    """All pairs won: the interval is [the Elo of the Clopper-Pearson lower limit, +inf);
+    all lost is its mirror image. Fewer than two pairs give no interval."""
+    sweep = elo_estimate(0, 0, 207)
+    bound = score_to_elo(0.025 ** (1 / 207))
+    assert sweep.ci_low == pytest.approx(bound) and sweep.ci_high == math.inf and 690 < bound < 710
+    lost = elo_estimate(12, 0, 0)
+    assert lost.ci_high == pytest.approx(-score_to_elo(0.025 ** (1 / 12))) and lost.ci_low == -math.inf
+    assert elo_text(sweep) == f"Elo > +{bound:.0f} (every pair won: 95% lower bound; no upper bound)"
+    assert elo_text(lost).startswith("Elo < -") and "every pair lost" in elo_text(lost)
+    # the bound holds: with a true chance p of winning a pair, all n won has probability p**n,
+    # so the limit exceeds p (a wrong bound) in at most 2.5% of such runs
+    rng = np.random.default_rng(3)
+    for p in (0.9, 0.97):
+        n = 40
+        sweeps = np.sum(rng.random((200_000, n)) < p, axis=1) == n
+        wrong = score_to_elo(0.025 ** (1 / n)) > score_to_elo(p)
+        assert not wrong or sweeps.mean() <= 0.025
+    assert fixed_games_summary(0, 0, 30).verdict.startswith("NEW is stronger: it won every pair (30)")
+    assert fixed_games_summary(3, 0, 0).verdict.startswith("inconclusive: NEW lost every pair, but only 3")
+
+
+def test_the_elo_and_los_texts_are_always_finite():
+    for counts in [(0, 0, 0), (0, 0, 1), (1, 0, 0), (0, 5, 0), (0, 0, 2), (3, 0, 0), (2, 3, 4), (0, 1, 9)]:
+        est = elo_estimate(*counts)
+        text = f"{elo_text(est)} {los_text(est)}"
+        assert "inf" not in text and "nan" not in text, (counts, text)
+    assert los_text(elo_estimate(0, 0, 50)) == "> 99.9%" and los_text(elo_estimate(50, 0, 0)) == "< 0.1%"
+    assert elo_text(elo_estimate(0, 5, 0)).startswith("Elo +0.0 (every pair scored 0.5")
 
 
 def test_elo_interval_coverage_by_simulation():

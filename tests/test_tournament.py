@@ -467,7 +467,7 @@ def test_export_writes_tables_pandas_reads_in_one_call(fmt, rr, tmp_path):
     n_deals = len(rows(store, "SELECT match_id FROM deals"))
     assert len(matches) == 18 and len(deals) == n_deals
     assert f"matches.{fmt}: 18 rows" in p.stdout and f"deals.{fmt}: {n_deals} rows" in p.stdout
-    assert sorted(matches["id"]) == sorted(ids(store))
+    assert sorted(matches["match_id"]) == sorted(ids(store))
     # Seeds are unsigned 64-bit: they must survive exactly.
     assert {int(s) for s in matches["seed"]} == {u64(r["seed"]) for r in rows(store, "SELECT seed FROM matches")}
     assert {int(s) for s in deals["seed"]} == {u64(r["seed"]) for r in rows(store, "SELECT seed FROM deals")}

@@ -2,23 +2,29 @@
 
 Plays NEW against OLD in duplicate pairs and runs a generalized SPRT on the pair scores
 (0, 1/2, 1), printing the LLR against its bounds, Elo with its 95% interval and the LOS
-as pairs complete; stops when a bound is crossed or at ``--max-pairs``. With
-``--fixed N`` it plays exactly N pairs and reports the estimate. Everything is kept in
-the store: ``--resume`` continues a comparison, ``arena report`` charts its LLR path.
+as pairs complete (a live status line on a terminal; ``--verbose`` prints one line per
+pair on stdout); stops when a bound is crossed or at ``--max-pairs``. With ``--fixed N``
+it plays exactly N pairs and reports the estimate. Everything is kept in the store:
+``--resume`` continues a comparison (Ctrl-C says the command), ``arena report`` charts its
+LLR path.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import shlex
 import sys
+from pathlib import Path
 
 import trio
 
 from ..agents import build_all
 from ..compare import PairFeed, describe, feed_rows, new_test
 from ..errors import UserError
+from ..game import PRESETS
 from ..options import add_sandbox, add_time_control_overrides, sandbox_policy, time_control_overrides
+from ..progress import StatusLine, interrupted
 from ..runner import Finished, run_tournament
 from ..sandbox import Sandbox, private
 from ..schedule import load_config
@@ -31,11 +37,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("new", help="the new version: an agent folder or manifest name")
     p.add_argument("old", help="the version to beat")
     t = p.add_argument_group("the test")
-    t.add_argument("--elo0", type=float, default=0.0, help="H0: NEW gains elo0 (default 0)")
-    t.add_argument("--elo1", type=float, default=5.0, help="H1: NEW gains elo1 (default 5)")
-    t.add_argument("--alpha", type=float, default=0.05, help="false-positive rate (default 0.05)")
-    t.add_argument("--beta", type=float, default=0.05, help="false-negative rate (default 0.05)")
-    t.add_argument("--max-pairs", type=int, default=20_000, help="stop without a decision here (default 20000)")
+    t.add_argument("--elo0", type=float, default=0.0, help="H0: NEW gains elo0")
+    t.add_argument("--elo1", type=float, default=5.0, help="H1: NEW gains elo1")
+    t.add_argument("--alpha", type=float, default=0.05, help="false-positive rate")
+    t.add_argument("--beta", type=float, default=0.05, help="false-negative rate")
+    t.add_argument("--max-pairs", type=int, default=20_000, help="stop without a decision here")
     t.add_argument("--fixed", type=int, metavar="N", help="no SPRT: play exactly N pairs and report the estimate")
     g = p.add_argument_group("the matches")
     g.add_argument(
@@ -43,13 +49,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="a plain root seed, for trusted agents only (default: a secret drawn for the store and kept in it)",
     )  # fmt: skip
     g.add_argument("--secret-file", metavar="FILE", help="the root seed is the secret in FILE (arena secret STORE)")
-    g.add_argument("--variant", default="sixty-six")
-    g.add_argument("--concurrency", type=int)
-    g.add_argument("--store", help="default: reports/compare-NEW-vs-OLD.sqlite")
-    add_time_control_overrides(p)
+    g.add_argument("--variant", default="sixty-six", help=f"rule preset: {' or '.join(PRESETS)}")
+    g.add_argument("--concurrency", type=int, help="matches in flight (default: the CPU count, at least 2)")
+    g.add_argument("--store", help="the SQLite results file (default: reports/compare-NEW-vs-OLD.sqlite)")
+    add_time_control_overrides(p, "time control", config=False)
     r = p.add_argument_group("running")
     r.add_argument("--resume", action="store_true", help="continue a comparison stored in --store")
-    r.add_argument("--quiet", action="store_true", help="print only the result")
+    r.add_argument("--quiet", action="store_true", help="print only the result: no live status line")
+    r.add_argument(
+        "--verbose", action="store_true",
+        help="print a line on stdout for every pair as it completes (LLR, Elo, LOS, status)",
+    )  # fmt: skip
     r.add_argument("--no-report", action="store_true", help="do not write the HTML report")
     add_sandbox(p)
 
@@ -78,7 +88,8 @@ def run(args: argparse.Namespace) -> int:
     test = new_test(settings)
     feed = PairFeed(new)
     margins: list[int] = []
-    say = (lambda *a: None) if args.quiet else (lambda text: print(text, flush=True))
+    say = (lambda *a: None) if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
+    stored = 0  # matches in the store
 
     def decided() -> bool:
         return not args.fixed and test.finished
@@ -88,20 +99,26 @@ def run(args: argparse.Namespace) -> int:
             was_decided = decided()
             test.add(score)
             margins.append(margin)
-            if not was_decided:  # pairs that were in flight at the decision only update the counts
+            if args.verbose and not was_decided:  # pairs in flight at the decision only update the counts
                 line = test.line()
-                say(line.rsplit("  ", 1)[0] if args.fixed else line)  # a fixed run has no SPRT status
+                print(line.rsplit("  ", 1)[0] if args.fixed else line, flush=True)  # a fixed run has no SPRT status
 
+    def status() -> str:
+        line = test.line()
+        return f"{stored} matches stored, " + (line.rsplit("  ", 1)[0] if args.fixed else line)
+
+    live = StatusLine(status)
     with Store(cfg.store) as store:
         cfg = bind_tournament(cfg, store)
         specs = cfg.schedule()
         store.bind_config(cfg.identity(), cfg.config_hash)
         store.bind_compare(settings)
         store.bind_agents([m.row() for m in cfg.agents])
-        stored = store.matches()
-        if stored and not args.resume:
-            raise UserError(f"{cfg.store} already holds {len(stored)} matches of this comparison; add --resume")
-        feed_rows(feed, stored)
+        rows = store.matches()
+        if rows and not args.resume:
+            raise UserError(f"{cfg.store} already holds {len(rows)} matches of this comparison; add --resume")
+        stored = len(rows)
+        feed_rows(feed, rows)
         take_ready()
         mode = f"{pairs} pairs" if args.fixed else f"SPRT elo0={args.elo0:g} elo1={args.elo1:g} " \
             f"alpha={args.alpha:g} beta={args.beta:g}, at most {pairs} pairs"  # fmt: skip
@@ -112,21 +129,42 @@ def run(args: argparse.Namespace) -> int:
         run_id = store.start_run(code_version(), None, sys.argv)
 
         def finished(f: Finished) -> None:
+            nonlocal stored
+            stored += 1
             r = f.record
             feed.add(f.spec.pair_index, f.spec.seats, r.winner, tuple(r.score))
             take_ready()
 
+        async def play(sandbox: Sandbox, logs: Path) -> None:
+            async with trio.open_nursery() as nursery:
+                if not args.quiet:
+                    nursery.start_soon(live.display)
+                await run_tournament(cfg, specs, store, run_id, on_finished=finished, should_stop=decided, logs=logs,
+                                     sandbox=sandbox)  # fmt: skip
+                nursery.cancel_scope.cancel()
+
+        stop = None
         try:
             if not decided():
                 logs = cfg.store.with_name(cfg.store.stem + "-logs")
                 logs.mkdir(parents=True, exist_ok=True)
                 private(logs)
                 with Sandbox(policy, hide=[cfg.secret_file] if cfg.secret_file else []) as sandbox:
-                    trio.run(lambda: run_tournament(cfg, specs, store, run_id, on_finished=finished,
-                                                    should_stop=decided, logs=logs, sandbox=sandbox))  # fmt: skip
+                    trio.run(play, sandbox, logs)
+        except BaseException as e:
+            if not interrupted(e):
+                raise
+            stop = e
         finally:
+            live.clear()
             store.finish_run(run_id)
         store.verify()  # every match written is there, in the file that was opened, whole
+        if stop is not None:
+            again = ["arena", *sys.argv[1:]] + ([] if args.resume else ["--resume"])
+            raise KeyboardInterrupt(
+                f"{store.count()} matches in {cfg.store}, {test.pairs} pairs complete, the test {test.status}; "
+                f"resume with: {shlex.join(again)}"
+            ) from None
     print(describe(test, margins, settings))
     if not args.no_report:
         from ..report import build_report

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import shlex
 import sys
 from pathlib import Path
 
@@ -10,9 +11,10 @@ import trio
 
 from .. import ladder
 from ..errors import UserError
+from ..game import PRESETS
 from ..ladder_runner import run_ladder
 from ..options import add_time_control_overrides, add_unsafe, time_control_overrides
-from ..progress import EventLog, match_event
+from ..progress import EventLog, interrupted, match_event
 from ..runner import Finished
 from ..sandbox import Sandbox, require_isolation
 from .tournament import code_version
@@ -24,24 +26,25 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="action", metavar="ACTION", required=True)
     i = sub.add_parser("init", help="make a new ladder folder (settings, store)")
     i.add_argument("folder", nargs="?", type=Path, default=DEFAULT, help="the ladder's folder (default: ./ladder)")
-    i.add_argument("--name", help="the ladder's name")
+    i.add_argument("--name", help="the ladder's name (default: the folder's name)")
     i.add_argument(
         "--seed", type=int,
         help="a seed mixed with the ladder's secret (128 bits, drawn now and kept in its store), never used alone: "
         "the deals stay secret whatever the seed (default: the secret alone)",
     )  # fmt: skip
-    i.add_argument("--variant", help="rule preset (default: sixty-six)")
-    i.add_argument("--concurrency", type=int, help="matches in flight (default: the CPU count)")
+    i.add_argument("--variant", help=f"rule preset: {' or '.join(PRESETS)} (default: sixty-six)")
+    i.add_argument("--concurrency", type=int, help="matches in flight (default: the CPU count, at least 2)")
     i.add_argument("--round-pairs", type=int, help="duplicate pairs per scheduling round (default: 4 x concurrency)")
-    add_time_control_overrides(i)
+    add_time_control_overrides(i, "time control of the ladder's matches (kept in its ladder.toml)", config=False)
 
     r = sub.add_parser("run", help="play scheduled pairs until interrupted, or for N matches")
     _ladder(r)
     r.add_argument(
         "--matches", type=int, metavar="N",
-        help="play N more matches in this run, then stop (N matches stored by this run, whatever the store held)",
+        help="play N more matches in this run, then stop (N matches stored by this run, whatever the store held; "
+        "default: no limit)",
     )  # fmt: skip
-    r.add_argument("--rounds", type=int, help="stop after this many scheduling rounds")
+    r.add_argument("--rounds", type=int, help="stop after this many scheduling rounds (default: no limit)")
     r.add_argument("--quiet", action="store_true", help="print only the standings at the end")
     add_unsafe(r)
     r.add_argument("--events", type=Path, metavar="FILE", help="append a JSON-lines event stream to FILE")
@@ -53,7 +56,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     h = sub.add_parser("history", help="chart each agent's rating over the rounds (PNG, HTML report)")
     _ladder(h)
-    h.add_argument("--out", type=Path, help="where to write history.png and the report (default: DIR/report)")
+    h.add_argument("--out", type=Path, help="where to write history.png and the report (default: LADDER/report)")
 
     t = sub.add_parser("retire", help="stop scheduling an agent; its record stays")
     _ladder(t)
@@ -125,17 +128,29 @@ def _run(args: argparse.Namespace) -> int:
                 log.emit("round_finished", round=round_, played=played, stored=store.count())
 
         played = 0
+        stop = None
         try:
             with Sandbox(cfg.sandbox) as sandbox:  # what it goes without is said even with --quiet
                 played = trio.run(
                     lambda: run_ladder(cfg, store, run_id, sandbox, max_matches=args.matches, max_rounds=args.rounds,
                                        on_finished=finished, on_round=round_done)
                 )  # fmt: skip
+        except BaseException as e:
+            if not interrupted(e):
+                raise
+            stop = e
         finally:
             store.finish_run(run_id)
             if log:
                 log.close()
         store.verify()  # every match written is there, in the file that was opened, whole
+        if stop is not None:
+            again = ["arena", "ladder", "run", "--ladder", str(args.ladder)] + (["--unsafe-sandbox"] if
+                                                                               args.unsafe_sandbox else [])  # fmt: skip
+            raise KeyboardInterrupt(
+                f"{store.count()} matches in the ladder {args.ladder} ({ladder.rounds_summary(store)}); "
+                f"resume with: {shlex.join(again)}"
+            ) from None
         rated = ladder.ratings(store)
         print(ladder.format_standings(ladder.standings_frame(store, rated), rated.reference))
         print(f"\n{played} matches played now, {store.count()} in the ladder: {cfg.store_path}")
@@ -148,7 +163,7 @@ def _standings(args: argparse.Namespace) -> int:
         rated = ladder.ratings(store)
         df = ladder.standings_frame(store, rated, include_retired=not args.active)
         print(ladder.format_standings(df, rated.reference))
-        print(f"{store.count()} matches, {store.last_round() + 1} rounds; store {cfg.store_path}")
+        print(f"{store.count()} matches, {ladder.rounds_summary(store)}; store {cfg.store_path}")
     if args.csv:
         df.to_csv(args.csv, index=False)
         print(f"csv: {args.csv}")
@@ -161,9 +176,12 @@ def _history(args: argparse.Namespace) -> int:
     out.mkdir(parents=True, exist_ok=True)
     with ladder.open_store(cfg) as store:
         png = ladder.history_chart(store, out / "history.png", title=f"Ladder {cfg.name}: ratings over the rounds")
+        summary = f"{store.count()} matches, {ladder.rounds_summary(store)}"
     if png is None:
-        print("no rounds recorded yet: run arena ladder run first")
+        print(f"no round finished yet ({summary}): the chart shows ratings after each finished round; "
+              f"arena ladder run --ladder {args.ladder} plays on")  # fmt: skip
         return 0
+    print(summary)
     from ..report import build_report
 
     print(f"chart: {png}")

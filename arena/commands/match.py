@@ -1,16 +1,21 @@
-"""``arena match A B``: one match between two agents, play by play."""
+"""``arena match A B``: one match between two agents, play by play.
+
+The exit status is 0 when the match was played (a forfeit during play included), 2 for
+bad input (an unknown agent, a program it needs that is missing: `arena.toolchain`),
+and 1 when an agent could not be started, so that nothing was played."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import trio
 
 from ..agents import build_all, resolve
 from ..errors import UserError
-from ..game import VariantError, get_variant
+from ..game import PRESETS, VariantError, get_variant
 from ..options import add_sandbox, add_time_control, sandbox_policy, time_control_from
 from ..playbyplay import PlayByPlay
 from ..referee import MatchRecord
@@ -21,7 +26,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("agent_a", metavar="A", help="agent in seat 0: a folder with agent.toml, or a manifest name")
     p.add_argument("agent_b", metavar="B", help="agent in seat 1")
     p.add_argument("--seed", type=int, default=1, help="match seed (default: 1)")
-    p.add_argument("--variant", default="sixty-six", help="rule preset (default: sixty-six)")
+    p.add_argument("--variant", default="sixty-six", help=f"rule preset: {' or '.join(PRESETS)}")
     p.add_argument("--record", type=Path, help="write the match record as JSON to this file")
     p.add_argument(
         "--logs", type=Path, default=Path("reports/logs"), help="agents' stderr logs (default: reports/logs)"
@@ -55,6 +60,11 @@ def run(args: argparse.Namespace) -> int:
         args.record.parent.mkdir(parents=True, exist_ok=True)
         args.record.write_text(json.dumps(rec.to_dict(), indent=1) + "\n")
         print(f"record: {args.record}")
+    f = rec.forfeit
+    if f is not None and f.deal is None and not rec.deals:  # a seat never started: nothing was played
+        print(f"arena: the match was not played: {names[f.seat]} could not be started ({f.code}: {f.detail})",
+              file=sys.stderr)  # fmt: skip
+        return 1
     return 0
 
 

@@ -19,6 +19,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bootstrap", type=int, default=0, metavar="N", help="also N bootstrap resamples of whole pairs")
 
 
+def _records(frame) -> list[dict]:
+    """Rows as plain dicts, with a missing or unbounded number as null: strict JSON has no
+    NaN or Infinity, and an open bootstrap bound is explained in its row's ``flag``."""
+    return [
+        {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in rec.items()}
+        for rec in frame.to_dict("records")
+    ]
+
+
 def run(args: argparse.Namespace) -> int:
     from ..rating import DEFAULT_PRIOR, bootstrap, fit, pair_scores
 
@@ -52,15 +61,12 @@ def run(args: argparse.Namespace) -> int:
             "matches": len(rows),
             "reference": ratings.reference,
             "prior": ratings.prior,
-            "ratings": [
-                {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in rec.items()}
-                for rec in table.to_dict("records")
-            ],
-            "pairs": pairs.to_dict("records"),
+            "ratings": _records(table),
+            "pairs": _records(pairs),
         }
         if boot is not None:
-            out["bootstrap"] = boot.to_frame().to_dict("records")
-        print(json.dumps(out, indent=1, default=float))
+            out["bootstrap"] = _records(boot.to_frame())
+        print(json.dumps(out, indent=1, default=float, allow_nan=False))
         return 0
     print(f"{args.store}: {len(rows)} matches")
     print(ratings.format_table())

@@ -6,19 +6,19 @@ import argparse
 import json
 
 from ..errors import UserError
-from ..game import VariantError, get_variant
-from ..selfplay import format_report, selfplay
-from ..strategies import STRATEGIES
+from ..game import PRESETS, VariantError, get_variant
+from ..selfplay import STRATEGY_NAMES, format_report, selfplay
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--variant", default="sixty-six", help="rule preset (default: sixty-six)")
+    p.add_argument("--variant", default="sixty-six", help=f"rule preset: {' or '.join(PRESETS)}")
     p.add_argument(
         "--agents", default="random,greedy",
-        help=f"two strategies, comma-separated, from: {', '.join(STRATEGIES)} (default: random,greedy)",
+        help=f"two strategies, comma-separated, from: {', '.join(STRATEGY_NAMES)} (expert searches: a few "
+        "seconds a match)",
     )  # fmt: skip
-    p.add_argument("--matches", type=int, default=200, help="number of matches (default: 200)")
-    p.add_argument("--seed", type=int, default=1, help="root seed (default: 1)")
+    p.add_argument("--matches", type=int, default=200, help="number of matches")
+    p.add_argument("--seed", type=int, default=1, help="root seed")
     p.add_argument("--json", action="store_true", help="print the tallies as JSON")
 
 
@@ -29,8 +29,8 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"--variant: {e}") from None
     names = [n.strip() for n in args.agents.split(",")]
     for n in names:
-        if n not in STRATEGIES:
-            raise UserError(f"--agents: unknown strategy {n!r}; built-in strategies: {', '.join(STRATEGIES)}")
+        if n not in STRATEGY_NAMES:
+            raise UserError(f"--agents: unknown strategy {n!r}; built-in strategies: {', '.join(STRATEGY_NAMES)}")
     if len(names) != 2:
         raise UserError(f"--agents: expected two strategies such as random,greedy; got {args.agents!r}")
     if args.matches < 1:

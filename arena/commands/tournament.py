@@ -10,17 +10,20 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import trio
 
 from .. import __version__
-from ..agents import build_all
+from ..agents import MANIFEST, build_all, load_manifest, resolve
 from ..errors import UserError
+from ..game import PRESETS
 from ..options import add_sandbox, add_time_control_overrides, sandbox_policy, time_control_overrides
-from ..progress import EventLog, Progress, match_event
+from ..progress import EventLog, Progress, interrupted, match_event
 from ..runner import Finished, run_tournament
 from ..sandbox import Sandbox, private
 from ..schedule import FORMATS, TournamentConfig, load_config, shard
@@ -30,13 +33,17 @@ from ..store import Store
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("config", nargs="?", type=Path, help="a TOML config (every field can also be given as a flag)")
+    p.add_argument(
+        "config", nargs="?", type=Path,
+        help="a TOML config (every field can also be given as a flag; with --store S --resume alone, "
+        "the config kept in the store S)",
+    )  # fmt: skip
     g = p.add_argument_group("the tournament (override the config)")
-    g.add_argument("--name", help="names the default store reports/NAME.sqlite")
-    g.add_argument("--format", choices=FORMATS)
-    g.add_argument("--agents", help="comma-separated agent names or folders")
+    g.add_argument("--name", help="names the default store reports/NAME.sqlite (default: tournament)")
+    g.add_argument("--format", choices=FORMATS, help="who meets whom (default: round-robin)")
+    g.add_argument("--agents", help="comma-separated agent names or folders (arena agents lists the names)")
     g.add_argument("--challenger", help="gauntlet: the agent that meets all the others")
-    g.add_argument("--pairs", type=int, help="duplicate pairs per pairing (two matches each)")
+    g.add_argument("--pairs", type=int, help="duplicate pairs per pairing, two matches each (default: 10)")
     g.add_argument(
         "--seed", type=int,
         help="a plain root seed: the same deals on every run, for trusted agents only (default: a secret of 128 "
@@ -47,16 +54,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="the root seed is the secret in FILE (as arena secret STORE prints it): shards of one tournament, "
         "or a replay of a published one",
     )  # fmt: skip
-    g.add_argument("--variant", help="rule preset")
-    g.add_argument("--concurrency", type=int, help="matches in flight (default: the CPU count)")
-    g.add_argument("--store", help="the SQLite results file")
+    g.add_argument("--variant", help=f"rule preset: {' or '.join(PRESETS)} (default: sixty-six)")
+    g.add_argument("--concurrency", type=int, help="matches in flight (default: the CPU count, at least 2)")
+    g.add_argument("--store", help="the SQLite results file (default: reports/NAME.sqlite)")
     add_time_control_overrides(p)
     r = p.add_argument_group("running")
-    r.add_argument("--resume", action="store_true", help="play only the matches missing from the store")
+    r.add_argument(
+        "--resume", action="store_true",
+        help="play only the matches missing from the store; --store S --resume alone resumes the tournament kept in S",
+    )  # fmt: skip
     r.add_argument("--shard", metavar="K/N", help="play only shard K of N (merge the stores with arena merge)")
     r.add_argument("--quiet", action="store_true", help="no live progress, only the final standings")
     r.add_argument("--events", type=Path, metavar="FILE", help="append a JSON-lines event stream to FILE")
-    r.add_argument("--logs", type=Path, help="agents' stderr logs (default: next to the store)")
+    r.add_argument("--logs", type=Path, help="agents' stderr logs (default: STORE-logs next to the store)")
     r.add_argument("--no-report", action="store_true", help="do not write the HTML report at the end")
     add_sandbox(r)
 
@@ -76,8 +86,64 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
     }
     tc_flags = time_control_overrides(args)
     if args.config is None and not args.agents:
-        raise UserError("give a CONFIG.toml or --agents (see arena tournament --help)")
+        if args.store and args.resume:
+            return config_from_store(Path(args.store), overrides, tc_flags)
+        raise UserError(
+            "give a CONFIG.toml or --agents, or --store STORE --resume to go on with a stored tournament "
+            "(see arena tournament --help)"
+        )
     return load_config(args.config, overrides, tc_flags)
+
+
+def config_from_store(path: Path, overrides: dict[str, Any], tc_flags: dict[str, Any]) -> TournamentConfig:
+    """The config of the tournament kept in the store at ``path`` (its identity in ``meta``,
+    its agents' folders), with the flags given laid over it: what ``--store S --resume``
+    goes on with. A flag that changes the identity is then refused by the store."""
+    with Store(path, create=False) as store:
+        identity = store.config
+        rows = {a["name"]: a for a in store.agents()}
+        compare = store.compare_settings()
+    if identity is None:
+        raise UserError(f"--store {path}: holds no tournament yet; give a CONFIG.toml or --agents")
+    if identity.get("format") == "ladder":
+        raise UserError(f"--store {path}: is a ladder's store; go on with arena ladder run --ladder FOLDER")
+    if compare is not None:
+        raise UserError(f"--store {path}: holds an arena compare run; go on with arena compare NEW OLD --store {path} "
+                        "--resume")  # fmt: skip
+    stored: dict[str, Any] = {
+        "format": identity["format"],
+        "agents": [_stored_agent(name, rows.get(name), path) for name in identity["agents"]],
+        "challenger": identity.get("challenger"),
+        "pairs": identity["pairs"],
+        "seed": None if identity["seed"] == "secret" else identity["seed"],
+        "variant": identity["variant"],
+        "store": str(path),
+    }
+    flagged = {k: v for k, v in overrides.items() if v is not None}
+    if "secret_file" in flagged:
+        stored["seed"] = None
+    tc = {**identity["time_control"], **{k: v for k, v in tc_flags.items() if v is not None}}
+    return load_config(None, {**stored, **flagged}, tc)
+
+
+def _stored_agent(name: str, row: dict[str, Any] | None, store: Path) -> str:
+    """Where the stored agent ``name`` is now: its recorded folder (or a manifest of that
+    name in it), else the name looked up as usual. The store checks its content hash."""
+    if row is not None:
+        folder = Path(row["folder"])
+        for manifest in [folder / MANIFEST, *sorted(folder.glob("*.toml"))]:
+            try:
+                if manifest.is_file() and load_manifest(manifest).name == name:
+                    return str(manifest if manifest.name != MANIFEST else folder)
+            except UserError:
+                continue
+    try:
+        resolve(name)
+    except UserError:
+        where = f"its folder {row['folder']} " if row else ""
+        raise UserError(f"--store {store}: agent {name!r} of this tournament is gone ({where}not found); "
+                        "give the config with --agents") from None  # fmt: skip
+    return name
 
 
 def code_version() -> str:
@@ -89,6 +155,18 @@ def code_version() -> str:
     except (OSError, subprocess.SubprocessError):
         sha = ""
     return f"{__version__}+{sha}" if sha else __version__
+
+
+def resume_command(cfg: TournamentConfig, shard_spec: str | None, argv: list[str]) -> str:
+    """The command line that goes on with this tournament: the store alone for a tournament
+    made from flags (the store keeps its config), else the same command with ``--resume``."""
+    if cfg.source == "flags":
+        words = ["arena", "tournament", "--store", str(cfg.store), "--resume"]
+        words += ["--shard", shard_spec] if shard_spec else []
+        words += [] if cfg.sandbox.enabled else ["--no-sandbox"]
+    else:
+        words = ["arena", *argv[1:]] + ([] if "--resume" in argv else ["--resume"])
+    return shlex.join(words)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -141,6 +219,8 @@ def run_config(
         logs.mkdir(parents=True, exist_ok=True)
         private(logs)
         log = EventLog(events) if events else None
+        unplayed = store.unplayed_ids()  # lost before play (an agent did not start): played again
+        mine = [s for s in mine if s.match_id not in unplayed]
         mine_ids = {s.match_id for s in mine}
         rows = [r for r in store.matches() if r["id"] in mine_ids]
         progress = Progress(len(specs), len(mine), rows, cfg.names)
@@ -168,7 +248,8 @@ def run_config(
             async with trio.open_nursery() as nursery:
                 if not quiet:
                     nursery.start_soon(progress.display)
-                n = await run_tournament(cfg, specs, store, run_id, on_finished=finished, logs=logs, sandbox=sandbox)
+                n = await run_tournament(cfg, specs, store, run_id, on_finished=finished, logs=logs, sandbox=sandbox,
+                                         warn=lambda line: progress.note(f"arena: {line}"))  # fmt: skip
                 nursery.cancel_scope.cancel()
             return n
 
@@ -176,20 +257,43 @@ def run_config(
             hide = [Path(cfg.source)] if cfg.source != "flags" else []
             with Sandbox(cfg.sandbox, hide=hide + [cfg.secret_file] if cfg.secret_file else hide) as sandbox:
                 played = trio.run(main)
+        except BaseException as e:
+            if not interrupted(e):
+                raise
+            stop = e
+        else:
+            stop = None
         finally:
             store.finish_run(run_id)
             if log:
                 log.emit("run_finished", played=progress.played, done=progress.done, total=len(specs))
                 log.close()
         store.verify()  # every match written is there, in the file that was opened, whole
+        if stop is not None:
+            if not quiet and progress.tty:
+                progress.stream.write("\n")
+            ids = {s.match_id for s in specs}
+            stored = sum(1 for i in store.done_ids() if i in ids)
+            raise KeyboardInterrupt(
+                f"{stored} of {len(specs)} matches are in {cfg.store}; resume with: "
+                f"{resume_command(cfg, shard_spec, argv if argv is not None else sys.argv)}"
+            ) from None
         if not quiet:
             progress.draw()
         ids = {s.match_id for s in specs}
         table = standings([r for r in store.matches() if r["id"] in ids], cfg.names)
         print(format_standings(table))
         print(f"\n{played} matches played now, {progress.done} of {len(specs)} in the store: {cfg.store}")
+        lost = len(ids & store.unplayed_ids())
     if report:
         from ..report import build_report
 
         print(f"report: {build_report(cfg.store, cfg.store.parent / cfg.store.stem)}")
+    if lost:  # an agent could not be started: not a finished tournament
+        print(
+            f"arena: {lost} of {len(specs)} matches were not played (an agent could not be started; the cause is "
+            f"above); once it is fixed, play them with: {resume_command(cfg, shard_spec, argv or sys.argv)}",
+            file=sys.stderr,
+        )
+        return 1
     return 0

@@ -4,9 +4,12 @@
 the seat's own hand and everything public (RULES.md F1.21), remembered perfectly: every
 trick, marriage, exchange and close, the card points and tricks that follow from them,
 and the cards of the other hand that have been shown (a marriage's partner card, a
-turn-up taken by exchange or by the last draw). It never holds the other hand's unseen
-cards, the order of the face-down talon, or the seed. The protocol sends this dict as
-it is; `protocol/SPEC.md` documents every field.
+turn-up taken by exchange or by the last draw). It also states two counts every
+searching agent would otherwise derive: each hand's size, and how many face-down talon
+cards a close has put out of play (their number only: which cards they are stays
+hidden, among the cards the seat has not seen). It never holds the other hand's unseen
+cards, the identity or order of the face-down talon, or the seed. The protocol sends
+this dict as it is; `protocol/SPEC.md` documents every field.
 """
 
 from __future__ import annotations
@@ -61,6 +64,9 @@ def observation(state: State, seat: int) -> dict[str, Any]:
         "turn_up": card_str(state.turn_up) if state.turn_up >= 0 else None,
         "talon_size": state.talon_size(),
         "closed": close,
+        # Public counts: cards never leave a hand unseen, and a closed talon is never drawn.
+        "hand_sizes": [state.hand[s].bit_count() for s in range(n)],
+        "out_of_play": len(state.stock) - state.stock_pos if close is not None else 0,
         "dealer": state.dealer,
         "leader": state.leader,
         "current_trick": current,
