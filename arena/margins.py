@@ -72,7 +72,8 @@ def margin_summary(matches: pd.DataFrame, by: str = "agent") -> pd.DataFrame:
         rows.append({**dict(zip(keys, key, strict=True)), "matches": len(g), "mean_margin": m, "ci_low": lo,
                      "ci_high": hi, "mean_margin_won": float(g.loc[g["won"], "margin"].mean()) if g["won"].any()
                      else math.nan})  # fmt: skip
-    return pd.DataFrame(rows)
+    columns = [*keys, "matches", "mean_margin", "ci_low", "ci_high", "mean_margin_won"]
+    return pd.DataFrame(rows, columns=columns)  # the columns even with no match played (all forfeits)
 
 
 def pair_margins(matches: pd.DataFrame) -> pd.DataFrame:
@@ -99,7 +100,9 @@ def pair_margin_summary(matches: pd.DataFrame) -> pd.DataFrame:
         rows.append({"pairing": pairing, "agent": agent, "pairs": len(g), "mean_pair_margin": m, "ci_low": lo,
                      "ci_high": hi, "pairs_lost": int(counts.get(0.0, 0)), "pairs_split": int(counts.get(0.5, 0)),
                      "pairs_won": int(counts.get(1.0, 0))})  # fmt: skip
-    return pd.DataFrame(rows)
+    columns = ["pairing", "agent", "pairs", "mean_pair_margin", "ci_low", "ci_high", "pairs_lost", "pairs_split",
+               "pairs_won"]  # fmt: skip
+    return pd.DataFrame(rows, columns=columns)  # the columns even with no complete pair played
 
 
 def deal_points(matches: pd.DataFrame, deals: pd.DataFrame) -> pd.DataFrame:

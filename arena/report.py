@@ -8,7 +8,9 @@ The page opens with the headline (who is best, by how much over the runner-up, w
 95% interval, and the ranking), then: the tournament, ratings with 95% intervals (table
 and chart), the head-to-head score matrix and the likelihood-of-superiority heat map, win
 margins per pairing, game points per deal, faults and latency percentiles per agent, and
-for a comparison (``arena compare``) the SPRT's log-likelihood ratio against its bounds.
+for a comparison (``arena compare``) its verdict in the command's words
+(`arena.compare.Comparison`, so the two agree), its figures and the SPRT's log-likelihood
+ratio against its bounds.
 
 Words are used one way throughout: a *match* is played to the target score between two
 agents, a *deal* is one hand of it, a *duplicate pair* two matches on the same decks with
@@ -488,10 +490,29 @@ def build_report(store_path: Path, out: Path, *, title: str | None = None) -> Pa
     # -- comparison -------------------------------------------------------------------------------
     if compare is not None:
         from .compare import sprt_from_matches
+        from .sprt import estimate_text
 
         r.h2("Comparison (SPRT)", "sprt")
-        test, summary = sprt_from_matches(matches, compare)
-        r.p(summary)
+        comparison = sprt_from_matches(matches, compare)
+        test = comparison.test
+        r.p(comparison.describe())
+        row = comparison.summary()
+        r.table(pd.DataFrame([row]), "sprt", pd.DataFrame([{
+            "Pairs": f"{row['pairs']:,}",
+            "Void pairs": f"{row['void']:,}",
+            "Lost both / split / won both": f"{row['losses']} / {row['halves']} / {row['wins']}",
+            "LLR": f"{row['llr']:.2f}",
+            "Bounds": f"[{row['lower']:.2f}, {row['upper']:.2f}]",
+            "Status": row["status"],
+            "Estimate (95% interval)": estimate_text(test.estimate(), comparison.model),
+        }]))  # fmt: skip
+        r.p(
+            "The test reads complete pairs in pair order; a void pair (a match of it lost before play: an agent "
+            "could not be started) is left out of it. H1 accepted means the results favour a gain of elo1 over "
+            "one of elo0, at an error rate of at most about alpha; H0 the reverse, with beta. The CSV has every "
+            "figure.",
+            "note",
+        )
         fig, ax = plt.subplots(layout="constrained", figsize=(8, 3.5))
         ax.plot(range(1, len(test.llr_path) + 1), test.llr_path, color="#333", label="log-likelihood ratio")
         lo, hi = test.bounds

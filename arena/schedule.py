@@ -19,10 +19,12 @@ A config (TOML, every field also a flag of ``arena tournament``)::
     memory_mb = 1024                     # open_files (see arena.sandbox; not part of the results)
 
 Each **pair** is two matches with the seats swapped. Both use the match seed
-``derive_seed(seed, "pair", a, b, k)`` for pairing (a, b) and pair index k, so deal j of
-both matches is dealt from the same deck whatever the seating, and luck cancels within
-the pair. A match id (``a~b#k.g``, g = 0 or 1) is a pure function of the config, which is
-what lets ``--resume`` skip the matches already stored. Given no seed, the root seed is the
+``derive_seed(seed, "pair", a, b, k)`` for pairing (a, b), its names in sorted order, and
+pair index k, so deal j of both matches is dealt from the same deck whatever the seating,
+and luck cancels within the pair. The names are sorted so that the order of the agents in
+a config changes nothing: ``greedy,random`` and ``random,greedy`` play the same deals. A
+match id (``a~b#k.g``, g = 0 or 1) is a pure function of the config, which is what lets
+``--resume`` skip the matches already stored. Given no seed, the root seed is the
 store's secret, bound by `arena.secret.bind_tournament` before the schedule is made.
 """
 
@@ -124,7 +126,7 @@ class TournamentConfig:
         out: list[MatchSpec] = []
         for k in range(self.pairs):
             for a, b in self.pairings():
-                seed = derive_seed(self.root, "pair", a, b, k)
+                seed = derive_seed(self.root, "pair", *sorted((a, b)), k)
                 for game, seats in ((0, (a, b)), (1, (b, a))):
                     out.append(MatchSpec(len(out), f"{a}~{b}#{k}.{game}", f"{a}~{b}", k, game, seats, seed))
         return out

@@ -5,7 +5,8 @@ The strategies are every built-in one: ``random`` and ``greedy`` (`arena.strateg
 much slower), the brains of the bundled Python agents. Match ``i`` of a run with root seed
 ``S`` uses the match seed ``derive_seed(S, "match", i)`` and puts the first strategy in
 seat ``i % 2``, so both strategies sit in both seats equally often. Each strategy gets its
-own seed derived from the root, never the deal seeds.
+own seed derived from the root, never the deal seeds. A strategy played against itself is
+tallied as ``NAME#1`` (the first named) and ``NAME#2``.
 """
 
 from __future__ import annotations
@@ -94,15 +95,23 @@ def play_match(variant: Variant | str, seed: int, players: Sequence[Strategy]) -
     return match
 
 
+def labels(names: Sequence[str]) -> list[str]:
+    """Names for the tallies, told apart when a strategy plays itself: ``greedy#1``, ``greedy#2``."""
+    if len(set(names)) == len(names):
+        return list(names)
+    return [f"{n}#{i + 1}" for i, n in enumerate(names)]
+
+
 def selfplay(variant: Variant | str, names: Sequence[str], matches: int, seed: int) -> SelfplayReport:
-    """Play ``matches`` matches between two named strategies and tally the results."""
+    """Play ``matches`` matches between two named strategies and tally the results (a
+    strategy against itself: tallies ``NAME#1`` and ``NAME#2``, see `labels`)."""
     variant = get_variant(variant)
     if len(names) != 2:
         raise ValueError(f"--agents needs exactly two strategies, got {len(names)}")
     if matches < 1:
         raise ValueError(f"--matches must be at least 1, got {matches}")
     strategies = [make_player(n, derive_seed(seed, "strategy", i, n), variant) for i, n in enumerate(names)]
-    tallies = [Tally(name=n) for n in names]
+    tallies = [Tally(name=n) for n in labels(names)]
     deals = drawn = 0
     for i in range(matches):
         order = (0, 1) if i % 2 == 0 else (1, 0)  # order[seat] = index of the strategy

@@ -38,13 +38,18 @@ is found by fishtest's fixed-point iteration, here run to convergence.
 standard error is the pair-score standard error (sample variance of the pair scores, so
 the correlation of the two matches of a pair is taken into account) times
 ``d elo / d m = 400 / (ln 10 * m * (1 - m))`` (delta method); intervals are ``elo +- z se``.
-LOS is ``Phi((m - 1/2) / se_m)``. The game-point margin statistic is a diagnostic only.
+LOS is ``Phi((m - 1/2) / se_m)``. Normalized Elo is ``(m - 1/2) / (sqrt(2) sd)`` in units of
+``800 / ln 10``, its interval the mean's interval on that scale (as fishtest shows it): its
+half-width, ``z 800 / (ln 10 sqrt(2 n))``, depends only on the number of pairs. The
+game-point margin statistic is a diagnostic only.
 
 **One-sided results.** When NEW won every one of ``n`` pairs the estimate is infinite and
 the delta method has nothing to work with; the interval is then ``[bound, +inf)``, with
 ``bound`` the Elo of the exact (Clopper-Pearson) lower confidence limit of the chance of a
 won pair, ``((1 - confidence) / 2) ** (1 / n)``: the mean pair score is at least that
-chance. Every pair lost is the mirror image. `elo_text` says either in words.
+chance. Every pair lost is the mirror image. `elo_text` says either in words, and says so
+when every pair split 1-1 (no spread: no interval, no evidence either way; two copies of one
+program do that, as agents' seeds derive from the match and the seat).
 """
 
 from __future__ import annotations
@@ -309,6 +314,8 @@ class EloEstimate:
     confidence: float
     los: float  # P(NEW stronger), normal approximation
     nelo: float  # normalized Elo (fishtest's per-game convention), NaN if undefined
+    nelo_low: float = math.nan  # its interval: the mean's, scaled by the same spread (fishtest's)
+    nelo_high: float = math.nan
 
     @property
     def error(self) -> float:
@@ -340,8 +347,10 @@ def elo_estimate(losses: int, halves: int, wins: int, confidence: float = 0.95) 
     se = sd / math.sqrt(n) if n >= 2 else nan
     elo = score_to_elo(mean)
     if 0.0 < mean < 1.0 and not math.isnan(se):
+        elo = elo + 0.0  # no "-0.0"
         elo_se = se * 400.0 / (math.log(10.0) * mean * (1.0 - mean))
-        lo, hi = elo - z * elo_se, elo + z * elo_se
+        # every pair split 1-1: no spread, and no interval (not one of width zero)
+        lo, hi = (elo - z * elo_se, elo + z * elo_se) if se > 0 else (nan, nan)
     elif n >= 2 and mean in (0.0, 1.0):  # one-sided: an exact bound on one side, none on the other
         elo_se = nan
         bound = score_to_elo(((1.0 - confidence) / 2.0) ** (1.0 / n))
@@ -354,13 +363,19 @@ def elo_estimate(losses: int, halves: int, wins: int, confidence: float = 0.95) 
         los = normal_cdf((mean - 0.5) / se)
     else:
         los = 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
-    nelo = (mean - 0.5) / (math.sqrt(2.0) * sd) * NELO_PER_NT if n >= 2 and sd > 0 else nan
-    return EloEstimate(n, mean, sd, se, elo, elo_se, lo, hi, confidence, los, nelo)
+    nelo = nelo_low = nelo_high = nan
+    if n >= 2 and sd > 0:
+        scale = NELO_PER_NT / (math.sqrt(2.0) * sd)
+        nelo, half = (mean - 0.5) * scale, z * se * scale
+        nelo_low, nelo_high = nelo - half, nelo + half
+    return EloEstimate(n, mean, sd, se, elo, elo_se, lo, hi, confidence, los, nelo, nelo_low, nelo_high)
 
 
 def elo_text(est: EloEstimate) -> str:
     """Elo and its interval in words, finite and honest whatever the results: a one-sided
-    bound when every pair went one way, no interval from one pair or identical pairs."""
+    bound when every pair went one way, no interval from one pair, and, when every pair split
+    1-1, that it did (no spread, so no interval and no evidence either way) rather than a
+    zero-width interval."""
     pct = f"{100 * est.confidence:g}%"
     if est.pairs == 0:
         return "Elo n/a (no pairs yet)"
@@ -370,10 +385,19 @@ def elo_text(est: EloEstimate) -> str:
         return f"Elo > {est.ci_low:+.0f} (every pair won: {pct} lower bound; no upper bound)"
     if est.mean == 0.0:
         return f"Elo < {est.ci_high:+.0f} (every pair lost: {pct} upper bound; no lower bound)"
+    if est.sd == 0:  # all pairs scored the same, and not 0 or 1: every pair split 1-1
+        return "Elo n/a (every pair split 1-1: no spread to make an interval of, no evidence either way)"
     elo = est.elo + 0.0  # no "-0.0"
-    if est.sd == 0:
-        return f"Elo {elo:+.1f} (every pair scored {est.mean:g}: no spread to make an interval of)"
     return f"Elo {elo:+.1f} [{est.ci_low:+.1f}, {est.ci_high:+.1f}]"
+
+
+def estimate_text(est: EloEstimate, model: Model = "logistic") -> str:
+    """`elo_text`, led by normalized Elo with its interval when the test is on that scale (the
+    bounds' unit) and the spread defines it."""
+    if model == "normalized" and math.isfinite(est.nelo):
+        nelo = est.nelo + 0.0
+        return f"nElo {nelo:+.1f} [{est.nelo_low:+.1f}, {est.nelo_high:+.1f}], {elo_text(est)}"
+    return elo_text(est)
 
 
 def los_text(est: EloEstimate) -> str:
@@ -413,6 +437,8 @@ def fixed_games_summary(losses: int, halves: int, wins: int, confidence: float =
         verdict = f"NEW is weaker: it lost every pair ({est.pairs}); the {pct} upper bound for Elo is below 0"
     elif est.mean in (0.0, 1.0):
         verdict = f"inconclusive: NEW {'lost' if est.mean == 0 else 'won'} every pair, but only {est.pairs}"
+    elif est.sd == 0:
+        verdict = "inconclusive: every pair split 1-1, so the results cannot tell the two apart"
     elif est.ci_low > 0:
         verdict = f"NEW is stronger: the {pct} interval for Elo lies above 0"
     elif est.ci_high < 0:
@@ -493,11 +519,14 @@ def _pair_index(score: float) -> int:
 class SPRT:
     """GSPRT on duplicate-pair scores (0, 1/2, 1), fed one pair at a time.
 
-    ``status`` is "continue", "H0" (H0 accepted: the LLR fell to the lower bound; NEW is not
-    shown to gain elo1), "H1" (H1 accepted: the LLR reached the upper bound) or "cap"
-    (``max_pairs`` played without a decision). The first decision is final: pairs added later
-    (say, still in flight when the test stopped) update the counts, LLR and estimates but not
-    the status."""
+    ``status`` is "continue", "H0" (H0 accepted: the LLR fell to the lower bound: the results
+    favour a gain of elo0 over one of elo1), "H1" (H1 accepted: the LLR reached the upper
+    bound: they favour elo1 over elo0) or "cap" (``max_pairs`` played without a decision).
+    Neither verdict says the true gain is at least or at most a bound; each is a verdict
+    that comes at most about ``alpha`` (H1) or ``beta`` (H0) of the time when the other
+    hypothesis, or one beyond it, is true (`arena.sprt_plan` simulates how often exactly).
+    The first decision is final: pairs added later (say, still in flight when the test
+    stopped) update the counts, LLR and estimates but not the status."""
 
     def __init__(
         self,
@@ -585,12 +614,14 @@ class SPRT:
         }  # fmt: skip
 
     def line(self) -> str:
-        """One progress line: pairs, LLR against the bounds, Elo and its 95% interval, LOS, status."""
+        """One progress line: pairs, LLR against the bounds, the estimate with its 95% interval
+        (`estimate_text`), LOS (`los_text`), status: the same words as a final result."""
         est = self.estimate()
         losses, halves, wins = self.counts
         return (
             f"pairs {self.pairs} (0: {losses}, 1/2: {halves}, 1: {wins})  LLR {self.llr:.2f} "
-            f"[{self.lower:.2f}, {self.upper:.2f}]  {elo_text(est)}  LOS {los_text(est)}  {self.status}"
+            f"[{self.lower:.2f}, {self.upper:.2f}]  {estimate_text(est, self.model)}  LOS {los_text(est)}  "
+            f"{self.status}"
         )
 
 

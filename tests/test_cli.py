@@ -220,6 +220,16 @@ def test_selfplay_accepts_every_built_in_strategy(pairing, matches):
     assert "random, greedy, heuristic, expert" in listed
 
 
+def test_selfplay_of_a_strategy_against_itself_tells_the_two_apart():
+    p = arena("selfplay", "--agents", "greedy,greedy", "--matches", "6", "--json")
+    assert p.returncode == 0, p.stderr
+    tallies = json.loads(p.stdout)["tallies"]
+    assert [t["name"] for t in tallies] == ["greedy#1", "greedy#2"] and sum(t["matches_won"] for t in tallies) == 6
+    text = arena("selfplay", "--agents", "greedy,greedy", "--matches", "6").stdout
+    rows = [line.split()[0] for line in text.splitlines() if line.startswith("greedy")]
+    assert rows[:2] == ["greedy#1", "greedy#2"]
+
+
 # -- arena agents -------------------------------------------------------------------------------------------------
 def test_agents_lists_the_bundled_ones_and_those_of_a_folder(tmp_path):
     mine = tmp_path / "agents" / "mine"

@@ -13,12 +13,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from arena import sprt_plan
+from arena.compare import DEFAULTS
 from arena.sprt import (
     PENTANOMIAL_VALUES,
     SPRT,
     Z95,
     elo_estimate,
     elo_text,
+    estimate_text,
     fixed_games_summary,
     gsprt_llr,
     llr_pairs,
@@ -472,6 +475,13 @@ def test_elo_estimate_by_hand():
     assert even.elo == pytest.approx(0.0, abs=1e-12) and even.los == pytest.approx(0.5)
     narrow = elo_estimate(20, 40, 40, confidence=0.5)
     assert narrow.error == pytest.approx(normal_quantile(0.75) * elo_se, rel=1e-9)
+    # normalized Elo's interval is the mean's on its scale: its half-width depends only on n
+    half = Z95 * 800 / LN10 / math.sqrt(2 * 100)
+    assert est.nelo_high - est.nelo == pytest.approx(half, rel=1e-12)
+    assert est.nelo - est.nelo_low == pytest.approx(half, rel=1e-12)
+    text = estimate_text(est, "normalized")
+    assert text.startswith(f"nElo {est.nelo:+.1f} [{est.nelo_low:+.1f}, {est.nelo_high:+.1f}], Elo +70.4 [")
+    assert estimate_text(est, "logistic") == elo_text(est)
 
 
 def test_elo_estimate_edge_cases():
@@ -523,7 +533,11 @@ def test_the_elo_and_los_texts_are_always_finite():
         text = f"{elo_text(est)} {los_text(est)}"
         assert "inf" not in text and "nan" not in text, (counts, text)
     assert los_text(elo_estimate(0, 0, 50)) == "> 99.9%" and los_text(elo_estimate(50, 0, 0)) == "< 0.1%"
-    assert elo_text(elo_estimate(0, 5, 0)).startswith("Elo +0.0 (every pair scored 0.5")
+    split = elo_estimate(0, 5, 0)  # every pair split 1-1: no spread, so no interval, not one of width 0
+    assert elo_text(split).startswith("Elo n/a (every pair split 1-1: no spread") and "no evidence" in elo_text(split)
+    assert math.isnan(split.ci_low) and math.isnan(split.ci_high) and split.elo == 0.0
+    assert "-0.0" not in estimate_text(split, "normalized")
+    assert fixed_games_summary(0, 30, 0).verdict.startswith("inconclusive: every pair split 1-1")
 
 
 def test_elo_interval_coverage_by_simulation():
@@ -582,3 +596,100 @@ def test_margin_diagnostic_edge_cases():
     assert math.isnan(margin_diagnostic([0, 0]).z)
     with pytest.raises(ValueError):
         margin_diagnostic([1, math.nan])
+
+
+# -- planning: the operating characteristics by simulation (arena.sprt_plan) -----------------------
+
+
+def test_the_fast_llr_equals_llr_pairs():
+    """The closed-form (logistic) and one-dimensional Newton (normalized) fits of the plan's
+    simulation give the LLR that arena.sprt computes, empty cells and extreme counts included."""
+    rng = np.random.default_rng(4)
+    counts = np.vstack([
+        rng.integers(0, 40, size=(200, 3)),
+        [[0, 0, 7], [7, 0, 0], [0, 9, 0], [1, 0, 0], [0, 0, 1], [3, 0, 3], [0, 0, 0]],
+        rng.multinomial(5000, [0.15, 0.7, 0.15], size=30),
+        rng.multinomial(20000, [0.01, 0.95, 0.04], size=10),
+    ]).astype(float)  # fmt: skip
+    for model in ("logistic", "normalized"):
+        for elo0, elo1 in ((0, 10), (-30, 30), (0, 100), (5, 6), (-150, 200)):
+            ref = llr_pairs(counts[:, 0], counts[:, 1], counts[:, 2], elo0, elo1, model=model)
+            fast = sprt_plan.llr(counts, elo0, elo1, model)
+            np.testing.assert_allclose(fast, ref, rtol=1e-9, atol=1e-9, err_msg=f"{model} {elo0} {elo1}")
+    assert sprt_plan.llr(counts[:6].reshape(2, 3, 3), 0, 10, "normalized").shape == (2, 3)
+
+
+@pytest.mark.parametrize("model", ["logistic", "normalized"])
+def test_the_trinomial_has_the_gain_and_the_split_share_asked_for(model):
+    for elo in (-40.0, 0.0, 10.0, 60.0):
+        for split in (0.0, 0.5, 0.8):
+            p0, ph, p1 = sprt_plan.trinomial(elo, split, model)
+            assert ph == split and p0 + ph + p1 == pytest.approx(1.0) and min(p0, p1) >= 0
+            mean = ph / 2 + p1
+            if model == "logistic":
+                assert score_to_elo(mean) == pytest.approx(elo, abs=1e-9)
+            else:  # the per-game t-value, fishtest's normalized Elo
+                sd = math.sqrt(p0 * mean**2 + ph * (0.5 - mean) ** 2 + p1 * (1 - mean) ** 2)
+                assert (mean - 0.5) / (math.sqrt(2) * sd) * 800 / LN10 == pytest.approx(elo, abs=1e-9)
+    with pytest.raises(ValueError):
+        sprt_plan.trinomial(0.0, 1.0, model)
+    if model == "logistic":
+        with pytest.raises(ValueError, match="impossible"):
+            sprt_plan.trinomial(400.0, 0.9, model)  # a mean of 0.91 needs more than 10% of pairs won
+
+
+@pytest.mark.parametrize("model", ["logistic", "normalized"])
+def test_the_simulation_stops_where_the_sprt_object_stops(model):
+    """Each simulated test, fed again pair by pair to arena.sprt.SPRT from the same uniform
+    numbers, ends with the same verdict at the same pair (a cap included)."""
+    runs, true_elo, split = 12, 20.0, 0.6
+    settings = dict(elo0=0.0, elo1=40.0, alpha=0.05, beta=0.05, max_pairs=300, model=model)
+    [sim] = sprt_plan.simulate([(true_elo, split)], runs=runs, seed=9, **settings)
+    p0, ph, _ = sprt_plan.trinomial(true_elo, split, model)
+    blocks = -(-settings["max_pairs"] // sprt_plan.BLOCK)
+    u = np.hstack([sprt_plan.uniforms(9, k, runs) for k in range(blocks)])
+    scores = np.where(u < p0, 0.0, np.where(u < p0 + ph, 0.5, 1.0))
+    seen = set()
+    for r in range(runs):
+        test = SPRT(0.0, 40.0, 0.05, 0.05, max_pairs=300, model=model)
+        test.extend(scores[r])
+        assert test.pairs == sim.pairs[r]
+        assert {"H1": 1, "H0": -1, "cap": 0}[test.status] == sim.decision[r]
+        seen.add(test.status)
+    assert {"H0", "H1"} <= seen
+
+
+def test_operating_characteristics_at_the_defaults():
+    """The defaults (normalized Elo [0, 10], alpha = beta = 0.05, at most 20,000 pairs), 2,000
+    seeded tests per true gain: P(H1) at elo0 within 1.5 points of alpha (three standard errors
+    of 2,000 tests), at elo1 within 1.5 points of 1 - beta, hardly ever the cap; and the same
+    at split shares from 0.5 to 0.9: the normalized model barely depends on them."""
+    d = DEFAULTS
+    kw = dict(elo0=d["elo0"], elo1=d["elo1"], alpha=d["alpha"], beta=d["beta"], max_pairs=d["max_pairs"],
+              model=d["model"], runs=2000, seed=3)  # fmt: skip
+    assert (d["model"], d["elo0"], d["elo1"], d["max_pairs"]) == ("normalized", 0.0, 10.0, 20_000)
+    sims = sprt_plan.simulate([(e, h) for h in (0.5, 0.7, 0.9) for e in (d["elo0"], d["elo1"])], **kw)
+    for at0, at1 in zip(sims[::2], sims[1::2], strict=True):
+        assert abs(at0.h1 - d["alpha"]) <= 0.015, (at0.split, at0.h1)
+        assert abs(at1.h1 - (1 - d["beta"])) <= 0.015, (at1.split, at1.h1)
+        assert at0.cap <= 0.005 and at1.cap <= 0.005
+        assert 2500 < at0.mean_pairs < 4000 and 2500 < at1.mean_pairs < 4000
+    # the logistic model at the old defaults ([0, 5] Elo) did depend on the split share
+    old = dict(kw, elo1=5.0, model="logistic", runs=300)
+    loose, tight = sprt_plan.simulate([(5.0, 0.5), (5.0, 0.9)], **old)
+    assert loose.h1 < 0.9 < tight.h1 and loose.cap > 0.05
+
+
+def test_a_plan_says_what_it_assumed_and_is_reproducible():
+    plan = sprt_plan.make_plan(0.0, 40.0, 0.05, 0.05, 2000, "normalized", runs=300, others=(0.5, 0.9))
+    assert [p.elo for p in plan.points] == [0.0, 20.0, 40.0] and plan.split == sprt_plan.DEFAULT_SPLIT
+    again = sprt_plan.make_plan(0.0, 40.0, 0.05, 0.05, 2000, "normalized", runs=300)
+    assert [p.h1 for p in again.points] == [p.h1 for p in plan.points]  # others= does not change them
+    text = sprt_plan.plan_text(plan)
+    assert "70% of pairs split 1-1" in text and "300 tests per true gain (seed 1)" in text
+    assert "elo0 = 0 nElo" in text and "midway = 20 nElo" in text and "elo1 = 40 nElo" in text
+    assert "50% split: P(H1)" in text and "barely depends on it" in text
+    assert sprt_plan.plan_line(plan).startswith("planned (simulated, 70% of pairs split): P(H1) ")
+    # a test of very many pairs is planned with fewer runs, so that a plan stays quick
+    assert sprt_plan.auto_runs(0, 10, 0.05, 0.05, 20_000, "normalized", 0.7) == 1000
+    assert sprt_plan.auto_runs(0, 2, 0.05, 0.05, 20_000, "normalized", 0.7) == sprt_plan.MIN_RUNS

@@ -71,6 +71,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"{args.store}: {len(rows)} matches")
     print(ratings.format_table())
     if boot is not None:
-        print(f"\nbootstrap over duplicate pairs ({args.bootstrap} resamples):")
+        print(f"\nbootstrap over duplicate pairs ({args.bootstrap} rescaled resamples; 95% intervals elo +- 1.96 SE):")
         print(boot.to_frame().to_string(index=False, float_format=lambda x: f"{x:.1f}"))
     return 0

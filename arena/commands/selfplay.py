@@ -15,7 +15,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--agents", default="random,greedy",
         help=f"two strategies, comma-separated, from: {', '.join(STRATEGY_NAMES)} (expert searches: a few "
-        "seconds a match)",
+        "seconds a match; one strategy twice is tallied as NAME#1 and NAME#2)",
     )  # fmt: skip
     p.add_argument("--matches", type=int, default=200, help="number of matches")
     p.add_argument("--seed", type=int, default=1, help="root seed")

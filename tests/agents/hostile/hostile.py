@@ -198,7 +198,7 @@ seen: list[tuple[str, bytes]] = []  # (where, what) of everything the thief read
 def match_seed(root: int, match_id: str) -> int | None:
     """The match seed of ``match_id`` (``a~b#k.g``) under root seed ``root`` (arena.schedule)."""
     m = re.fullmatch(r"(.+)~(.+)#(\d+)\.\d+", match_id)
-    return derive_seed(root, "pair", m.group(1), m.group(2), int(m.group(3))) if m else None
+    return derive_seed(root, "pair", *sorted((m.group(1), m.group(2))), int(m.group(3))) if m else None
 
 
 def fits(root: int, match_id: str) -> bool:
