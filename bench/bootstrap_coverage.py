@@ -11,12 +11,12 @@ spread of the true ratings, luck) and each method, the share of agents' 95% inte
 that hold the true rating, with its standard error over the sets (the agents of a set
 are not independent), and the mean interval width in Elo:
 
-- ``analytic``: `arena.rating.fit`, ``elo +- 1.96 se`` from the information matrix;
+- ``analytic``: `arena.stats.rating.fit`, ``elo +- 1.96 se`` from the information matrix;
 - ``plain percentile``: the bootstrap before issue 13: n pairs drawn from n in each
   pairing, the 2.5% and 97.5% percentiles of the refits;
 - ``rescaled percentile``: Rao and Wu's rescaled draws (n - 1 pairs weighted n/(n-1)),
   percentiles;
-- ``bootstrap()``: `arena.rating.bootstrap` as shipped: rescaled draws, ``elo +- 1.96
+- ``bootstrap()``: `arena.stats.bootstrap.bootstrap` as shipped: rescaled draws, ``elo +- 1.96
   SD`` of the refits.
 
 Sets in which an agent won or lost every match are left out (its bootstrap interval is
@@ -35,7 +35,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.rating import bootstrap, bootstrap_samples, expected_score, fit  # noqa: E402
+from arena.stats.bootstrap import bootstrap, bootstrap_samples  # noqa: E402
+from arena.stats.rating import expected_score, fit  # noqa: E402
 
 #: (pairs per pairing, agents, SD of the true ratings, luck)
 CONFIGS = [(5, 5, 150.0, 0.8), (10, 5, 150.0, 0.8), (10, 5, 150.0, 0.0), (10, 8, 200.0, 0.5), (20, 5, 150.0, 0.8)]

@@ -4,13 +4,13 @@
 
 A pure simulation: no agents, no store. Agents with known true ratings play a ladder of
 ``--pairs`` duplicate pairs in rounds of ``--round`` pairs. Each round the real
-`arena.rating.fit` is fitted to every match so far and a scheduler plans the round's
+`arena.stats.rating.fit` is fitted to every match so far and a scheduler plans the round's
 pairs; each pair's two matches are then drawn from the true ratings (Bradley-Terry, each
 match with its exact probability, but the deal favours one seat, so the pair's two
 matches are negatively correlated, as in duplicate play). Three schedulers spend the same
 number of pairs, on the same seeds:
 
-- ``new``: `arena.ladder.choose_pairs` (information about the neighbour gaps, weighted
+- ``new``: `arena.ladder.rounds.choose_pairs` (information about the neighbour gaps, weighted
   by their order's doubt; greedy within a round; some exploration);
 - ``old``: the scheduler it replaced (a copy below): random draws proportional to
   ``p(1-p) (var_a + var_b) / (1 + games_ab / 4)``;
@@ -44,8 +44,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.ladder import C, choose_pairs  # noqa: E402
-from arena.rating import Ratings, expected_score, fit  # noqa: E402
+from arena.ladder.rounds import C, choose_pairs  # noqa: E402
+from arena.stats.rating import Ratings, expected_score, fit  # noqa: E402
 
 #: True ratings, spread like the bundled agents' (README, "Reference agents") and a few
 #: submissions between them.

@@ -24,11 +24,11 @@ import trio
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.agents import load_manifest, resolve  # noqa: E402
 from arena.game import get_variant  # noqa: E402
-from arena.process import open_agent  # noqa: E402
-from arena.protocol import PROTOCOL_VERSION, Hello, TimeControl  # noqa: E402
-from arena.referee import play_match  # noqa: E402
+from arena.play.referee import play_match  # noqa: E402
+from arena.protocol.codec import PROTOCOL_VERSION, Hello, TimeControl  # noqa: E402
+from arena.runtime.agents import load_manifest, resolve  # noqa: E402
+from arena.runtime.process import open_agent  # noqa: E402
 
 TC = TimeControl()
 

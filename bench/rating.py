@@ -23,12 +23,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.rating import (  # noqa: E402
+from arena.stats.bootstrap import bootstrap_samples  # noqa: E402
+from arena.stats.rating import (  # noqa: E402
     ELO,
     Z95,
     aggregate,
     aggregate_indices,
-    bootstrap_samples,
     covariance,
     expected_score,
     fit_matrix,

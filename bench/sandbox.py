@@ -9,17 +9,17 @@ alike, and printed with its spread; nothing is asserted. As root it runs twice: 
 then again as the unprivileged user of tests/asuser.py (that half prints its figures as
 JSON for this process to show); as a normal user the root half is skipped.
 
-1. Start + handshake + stop of one agent process through `arena.process.open_agent`, for
+1. Start + handshake + stop of one agent process through `arena.runtime.process.open_agent`, for
    the Python ``greedy``, the C ``c-cautious`` (a private copy, built first; its start shows the sandbox's
    fixed cost most clearly) and ``node-greedy`` when ``node`` is installed: median and
    p10/p90 in ms, the part until the agent is ready, the part stopping it, and the CPU
    time of all the processes involved (the referee's and its children's).
 2. Decision latency: matches of greedy against random on the referee
-   (`arena.referee.play_match`), one at a time, alternating match by match between a
+   (`arena.play.referee.play_match`), one at a time, alternating match by match between a
    sandboxed pair of processes and a plain one (the same seeds, so the same decisions):
    the wall latency of each decision as the referee records it, median and p90 in µs,
    and the agent's CPU time per decision.
-3. Tournament throughput: `arena.runner.run_tournament` of ``--matches`` matches random
+3. Tournament throughput: `arena.tournament.runner.run_tournament` of ``--matches`` matches random
    against greedy at concurrency 2 into a new SQLite store in a temp folder, agents
    started on demand as in a real run: decisions/s and matches/s, and decisions per
    CPU-second (all processes), which the load of other users disturbs less than wall time.
@@ -55,13 +55,13 @@ import trio
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.agents import Manifest, build_all, resolve  # noqa: E402
 from arena.errors import UserError  # noqa: E402
 from arena.game import get_variant  # noqa: E402
-from arena.process import AgentFault, Launch, open_agent  # noqa: E402
-from arena.protocol import PROTOCOL_VERSION, Hello, Quit, TimeControl, encode  # noqa: E402
-from arena.referee import agent_seed, play_match  # noqa: E402
-from arena.sandbox import JAIL, SANDBOX_SRC, Limits, Policy, Sandbox, jail_argv, probe  # noqa: E402
+from arena.play.referee import agent_seed, play_match  # noqa: E402
+from arena.protocol.codec import PROTOCOL_VERSION, Hello, Quit, TimeControl, encode  # noqa: E402
+from arena.runtime.agents import Manifest, build_all, resolve  # noqa: E402
+from arena.runtime.process import AgentFault, Launch, open_agent  # noqa: E402
+from arena.runtime.sandbox import JAIL, SANDBOX_SRC, Limits, Policy, Sandbox, jail_argv, probe  # noqa: E402
 
 MODES = ("sandbox", "plain")  # plain: --no-sandbox
 LABEL = {"sandbox": "sandbox", "plain": "--no-sandbox"}
@@ -156,9 +156,9 @@ async def latencies(boxes: dict[str, Sandbox], samples: int, per_sample: int) ->
 
 # -- 3. tournament throughput ------------------------------------------------------------------------------------
 def tournament_sample(enabled: bool, matches: int, seed: int, folder: Path) -> dict[str, float]:
-    from arena.runner import run_tournament
-    from arena.schedule import load_config
-    from arena.store import Store
+    from arena.results.store import Store
+    from arena.tournament.runner import run_tournament
+    from arena.tournament.schedule import load_config
 
     cfg = load_config(
         None,

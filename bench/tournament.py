@@ -28,7 +28,7 @@ sys.path.insert(0, str(ROOT))
 
 AGENT = """import sys
 from arena.sdk import run
-from arena.strategies import RandomStrategy
+from arena.bots.strategies import RandomStrategy
 raise SystemExit(run(factory=RandomStrategy, name="random", version="1.0.0", capacity=int(sys.argv[1])))
 """
 
@@ -50,10 +50,10 @@ def make_agents(folder: Path, capacity: int) -> list[str]:
 def tournament(matches: int, concurrency: int, capacity: int, sandboxed: int = 1) -> dict:
     import trio
 
-    from arena.runner import run_tournament
-    from arena.sandbox import Policy, Sandbox
-    from arena.schedule import load_config
-    from arena.store import Store
+    from arena.results.store import Store
+    from arena.runtime.sandbox import Policy, Sandbox
+    from arena.tournament.runner import run_tournament
+    from arena.tournament.schedule import load_config
 
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)

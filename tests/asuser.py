@@ -3,7 +3,7 @@ arena as a normal user runs it (CI runs as root).
 
 `ensure_user` creates the user (``useradd``) when missing. `as_user` gives the command
 line that runs a command as that user through the sandbox's own launcher
-(`arena.jail`): a mount namespace in which any folder on the way to this Python, the
+(`arena.runtime.jail`): a mount namespace in which any folder on the way to this Python, the
 virtual environment and the checkout that the user may not traverse (``/root``, where
 pyenv puts Python) is covered by an empty tmpfs with just those trees bound back, then
 setgid/setuid to the user. Nothing on the machine changes: no chmod of ``/root``.
@@ -19,7 +19,7 @@ import subprocess
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena.sandbox import _mask_spec, _masks, _runtime, jail_argv
+from arena.runtime.sandbox import _mask_spec, _masks, _runtime, jail_argv
 
 USER = "arena-hostile"
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.referee import MatchRecord
+from arena.play.referee import MatchRecord
 
 ROOT = Path(__file__).resolve().parent.parent
 BUNDLED = ["random", "greedy", "node-greedy", "c-cautious"]

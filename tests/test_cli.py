@@ -172,8 +172,8 @@ def _option_help(text: str) -> dict[str, str]:
 def test_every_option_shows_its_default_and_choices_in_help():
     """Walks every command (and ladder's actions): the real ``arena CMD --help`` output shows
     each option's default, or says what it is; choices are listed."""
-    from arena.cli import command_parser
-    from arena.commands import COMMANDS
+    from arena.cli.commands import COMMANDS
+    from arena.cli.main import command_parser
     from arena.game import PRESETS
 
     seen = 0

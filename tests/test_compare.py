@@ -316,7 +316,7 @@ def test_a_comparison_reads_stored_rows_and_records_alike_and_leaves_void_pairs_
     pairs are fed in pair order whatever the order the matches come in."""
     import pandas as pd
 
-    from arena.compare import Comparison, has_result
+    from arena.tournament.compare import Comparison, has_result
 
     def row(pair, game, winner, fault=None, deals=5):
         seats = ("new", "old") if game == 0 else ("old", "new")

@@ -9,6 +9,20 @@ from pathlib import Path
 
 import pytest
 
+from arena.bots.search import (
+    ExpertStrategy,
+    Hidden,
+    InfoSet,
+    deal_utility,
+    hidden_of,
+    minimax,
+    policy_action,
+    sample_worlds,
+    solve,
+    solve_actions,
+    state_from_observation,
+)
+from arena.bots.strategies import GreedyStrategy
 from arena.game import (
     CLOSE,
     DECLARE,
@@ -22,20 +36,6 @@ from arena.game import (
     pack_of,
 )
 from arena.game.cards import POINTS, SUIT_MASK
-from arena.search import (
-    ExpertStrategy,
-    Hidden,
-    InfoSet,
-    deal_utility,
-    hidden_of,
-    minimax,
-    policy_action,
-    sample_worlds,
-    solve,
-    solve_actions,
-    state_from_observation,
-)
-from arena.strategies import GreedyStrategy
 
 ROOT = Path(__file__).resolve().parent.parent
 PRESETS = ["sixty-six", "schnapsen"]

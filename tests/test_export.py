@@ -118,7 +118,7 @@ def test_csv_reads_back_with_the_documented_recipe(store, tmp_path):
 
 
 def test_an_empty_store_exports_typed_empty_tables(tmp_path):
-    from arena.store import Store
+    from arena.results.store import Store
 
     path = tmp_path / "empty.sqlite"
     Store(path).close()  # a real store file with the schema and no match

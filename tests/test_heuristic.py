@@ -1,4 +1,4 @@
-"""The heuristic strategy (`arena.heuristic`): legal, honest, sound on hand-built positions, and
+"""The heuristic strategy (`arena.bots.heuristic`): legal, honest, sound on hand-built positions, and
 clearly stronger than greedy.
 
 Positions come from `helpers.make` (seat 0 is the forehand unless ``dealer=0``) and are
@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from helpers import do, make
 
+from arena.bots.heuristic import HeuristicStrategy
+from arena.bots.strategies import GreedyStrategy, RandomStrategy
 from arena.game import derive_seed, get_variant, new_deal, observation
-from arena.heuristic import HeuristicStrategy
-from arena.selfplay import play_match
-from arena.strategies import GreedyStrategy, RandomStrategy
+from arena.play.selfplay import play_match
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTH = ["sixty-six", "schnapsen"]

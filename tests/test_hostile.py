@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from asuser import as_user, can_switch, give, user_env
 
-from arena.sandbox import UID_BASE, Limits, probe
+from arena.runtime.sandbox import UID_BASE, Limits, probe
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "tests" / "agents" / "hostile"

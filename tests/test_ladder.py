@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.ladder import choose_pairs
-from arena.rating import fit
+from arena.ladder.rounds import choose_pairs
+from arena.stats.rating import fit
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = ["--move-ms", "200", "--first-move-ms", "3000", "--bank-ms", "2000"]
@@ -407,7 +407,7 @@ def _run_noting_uids(args: list[str | Path], timeout: float) -> tuple[subprocess
     """Run ``arena ARGS`` to the end, noting the sandbox uids of the processes below it:
     the uids this run allocated (unique on the machine while they run), so that the check
     for leftovers looks at this run's agents only, never at another run's."""
-    from arena.sandbox import UID_BASE, UID_SPAN
+    from arena.runtime.sandbox import UID_BASE, UID_SPAN
 
     with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen([sys.executable, "-m", "arena", *map(str, args)], cwd=ROOT, stdout=out, stderr=err)

@@ -1,4 +1,4 @@
-"""The ladder's scheduler (`arena.ladder.choose_pairs`) in the simulation of
+"""The ladder's scheduler (`arena.ladder.rounds.choose_pairs`) in the simulation of
 bench/ladder_schedule.py, with fixed seeds: the real fit and scheduler, results drawn from
 known true ratings. It must rank better than a round robin of the same cost, and spend
 next to nothing on a pairing whose result was never in doubt (random against the rest)."""
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import numpy as np
 
-from arena.ladder import choose_pairs
-from arena.rating import fit
+from arena.ladder.rounds import choose_pairs
+from arena.stats.rating import fit
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from arena.bots.strategies import make_strategy
 from arena.game import (
     CLOSE,
     DECLARE,
@@ -46,8 +47,7 @@ from arena.game import (
     pack_of,
 )
 from arena.game.cards import POINTS, RANKS
-from arena.selfplay import play_match
-from arena.strategies import make_strategy
+from arena.play.selfplay import play_match
 
 VARIANTS = ["sixty-six", "schnapsen"]
 KING, QUEEN = RANKS.index("K"), RANKS.index("Q")

@@ -1,4 +1,4 @@
-"""The wire codec (arena.protocol), the JSON Schemas, and the recorded examples."""
+"""The wire codec (arena.protocol.codec), the JSON Schemas, and the recorded examples."""
 
 from __future__ import annotations
 
@@ -15,10 +15,11 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator, ValidationError
 from referencing import Registry, Resource
 
-from arena import conformance
+from arena.bots.search import sample_worlds
 from arena.game import Variant, new_deal, observation, parse_card
 from arena.game.cards import POINTS
-from arena.protocol import (
+from arena.play import conformance
+from arena.protocol.codec import (
     MAX_AGENT_LINE,
     PROTOCOL_MINOR,
     AgentProtocolError,
@@ -38,7 +39,6 @@ from arena.protocol import (
     decode_referee_line,
     encode,
 )
-from arena.search import sample_worlds
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "protocol" / "schema"
@@ -309,3 +309,41 @@ def test_sdk_refuses_another_protocol_version_clearly():
     )  # fmt: skip
     assert p.returncode == 2 and p.stdout == ""
     assert "referee speaks protocol version 2; this agent speaks 1" in p.stderr
+
+
+PLAYER_AGENT = """\
+import json, sys
+from arena.sdk import run
+
+def player(setup):
+    print(json.dumps({"setup": [setup.seed, setup.variant, setup.time_control, setup.match_id]}), file=sys.stderr)
+    def act(request):
+        print(json.dumps({"request": [request.id, request.match_id, request.time_left_ms]}), file=sys.stderr)
+        return request.legal[-1]
+    return act
+
+raise SystemExit(run(player=player, name="whole", version="1"))
+"""
+
+
+def test_sdk_player_gets_the_match_setup_and_the_whole_request(tmp_path):
+    """``run(player=...)``: one player per match, made from the match's seed and hello's
+    variant and time control, called with every request whole (time left included)."""
+    lines = [json.loads(x)["msg"] for x in conformance.TRANSCRIPT_FILE.read_text().splitlines()
+             if json.loads(x)["seat"] == 0 and json.loads(x)["dir"] == "to-agent"]  # fmt: skip
+    (tmp_path / "agent.py").write_text(PLAYER_AGENT)
+    p = subprocess.run([sys.executable, "agent.py"], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                       input="".join(json.dumps(m) + "\n" for m in lines))  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    seen = [json.loads(x) for x in p.stderr.splitlines()]
+    [hello] = [m for m in lines if m["type"] == "hello"]
+    starts = [m for m in lines if m["type"] == "match_start"]
+    requests = [m for m in lines if m["type"] == "request"]
+    assert [s["setup"] for s in seen if "setup" in s] == [
+        [m["seed"], hello["variant"], hello["time_control"], m["match_id"]] for m in starts
+    ]
+    assert [s["request"] for s in seen if "request" in s] == [
+        [r["id"], r["match_id"], r["time_left_ms"]] for r in requests
+    ]
+    answers = [json.loads(x) for x in p.stdout.splitlines() if json.loads(x)["type"] == "action"]
+    assert [a["action"] for a in answers] == [r["legal"][-1] for r in requests]

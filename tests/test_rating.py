@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.rating import (
+from arena.stats.bootstrap import bootstrap
+from arena.stats.rating import (
     ELO,
     Z95,
     aggregate,
     aggregate_indices,
-    bootstrap,
     covariance,
     fit,
     fit_matrix,

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.agents import resolve
-from arena.duel import duel
 from arena.game import Match, get_variant, observation
-from arena.protocol import TimeControl, decode_referee_line
-from arena.sandbox import Policy, Sandbox
+from arena.play.duel import duel
+from arena.protocol.codec import TimeControl, decode_referee_line
+from arena.runtime.agents import resolve
+from arena.runtime.sandbox import Policy, Sandbox
 
 HERE = Path(__file__).resolve().parent
 FAST = TimeControl(move_ms=300, bank_ms=0, first_move_ms=300, grace_ms=100)
@@ -229,8 +229,8 @@ def test_no_line_from_an_agent_crashes_the_referee(line, code, monkeypatch, tmp_
 
 def test_never_more_requests_in_flight_than_the_declared_capacity():
     async def main():
-        from arena.process import open_agent
-        from arena.protocol import Hello, Request
+        from arena.protocol.codec import Hello, Request
+        from arena.runtime.process import open_agent
 
         hello = Hello(protocol=1, variant={}, time_control={}, seed=1)
         launch = resolve(str(HERE / "agents" / "broken" / "pipelined.toml")).launch()

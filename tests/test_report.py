@@ -132,8 +132,8 @@ def test_report_is_self_contained_and_renders_in_chromium(store, tmp_path):
 
 
 def test_headline_names_the_best_and_its_lead_with_an_interval():
-    from arena.rating import fit
-    from arena.report import headline
+    from arena.report.html import headline
+    from arena.stats.rating import fit
 
     def rows(a: str, b: str, wins: int, losses: int) -> list[dict]:
         return [{"seat0": a, "seat1": b, "winner": 0}] * wins + [{"seat0": a, "seat1": b, "winner": 1}] * losses

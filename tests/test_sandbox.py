@@ -32,12 +32,12 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.agents import Manifest, resolve
-from arena.duel import duel
 from arena.game import get_variant
-from arena.protocol import TimeControl
-from arena.referee import MatchRecord
-from arena.sandbox import ENV_WHITELIST, UID_BASE, UID_SPAN, Limits, Policy, Sandbox, probe
+from arena.play.duel import duel
+from arena.play.referee import MatchRecord
+from arena.protocol.codec import TimeControl
+from arena.runtime.agents import Manifest, resolve
+from arena.runtime.sandbox import ENV_WHITELIST, UID_BASE, UID_SPAN, Limits, Policy, Sandbox, probe
 
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "tests" / "agents" / "hostile"
@@ -543,9 +543,9 @@ def test_a_process_near_its_cpu_limit_is_replaced_between_matches(tmp_path):
     # host it runs ahead of the real CPU time by a third or more, and a recycler that read
     # the real time lost a match to SIGKILL); 0.6 s of margin holds a 0.3 s match counted
     # twice over. The deadlines are loose: a loaded host must not turn the burn into a timeout.
-    from arena.runner import run_tournament
-    from arena.schedule import load_config
-    from arena.store import Store
+    from arena.results.store import Store
+    from arena.tournament.runner import run_tournament
+    from arena.tournament.schedule import load_config
 
     burn = str(ROOT / "tests" / "agents" / "broken" / "burn.toml")
     cfg = load_config(
@@ -570,7 +570,7 @@ def test_the_cpu_charge_read_for_recycling_is_the_one_the_kernel_kills_at():
     # reads it (before it is reaped), its charge is at the limit. Its real CPU time, which
     # /proc/<pid>/stat gives, is often below (0.87 s here under load): a recycler at 80%
     # of that count can be too late.
-    from arena.process import cpu_charged_s
+    from arena.runtime.process import cpu_charged_s
 
     code = "import resource\nresource.setrlimit(resource.RLIMIT_CPU, (1, 1))\nwhile True: pass\n"
     proc = subprocess.Popen([sys.executable, "-c", code])
@@ -681,9 +681,9 @@ def test_a_live_runs_folder_is_not_swept_by_a_run_in_another_pid_namespace(tmp_p
                                        capture_output=True, timeout=30).returncode != 0:  # fmt: skip
         pytest.skip("no bubblewrap that makes a PID namespace here")
     off = {**os.environ, "ARENA_BWRAP": str(tmp_path / "no-bwrap")}  # the path with a root folder
-    hold = ("import sys\nfrom arena.sandbox import Sandbox\nwith Sandbox(warn=lambda s: None) as sb:\n"
+    hold = ("import sys\nfrom arena.runtime.sandbox import Sandbox\nwith Sandbox(warn=lambda s: None) as sb:\n"
             "    (sb.root / '0-random').mkdir()\n    print(sb.root, flush=True)\n    sys.stdin.read()\n")  # fmt: skip
-    sweep = ("import os, sys\nfrom arena.sandbox import Sandbox\nwith Sandbox(warn=lambda s: None):\n"
+    sweep = ("import os, sys\nfrom arena.runtime.sandbox import Sandbox\nwith Sandbox(warn=lambda s: None):\n"
              "    print(os.path.exists(f'/proc/{sys.argv[1]}'))\n")  # fmt: skip
     live = subprocess.Popen([sys.executable, "-c", hold], cwd=ROOT, env=off, stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, text=True)  # fmt: skip
@@ -710,11 +710,11 @@ def test_a_live_runs_folder_is_not_swept_by_a_run_in_another_pid_namespace(tmp_p
 def test_sandbox_uids_are_unique_across_referees_and_lapse_with_them(tmp_path):
     if os.geteuid() != 0:
         pytest.skip("uids of their own are given by a root referee only")
-    from arena.sandbox import allocate_uid
+    from arena.runtime.sandbox import allocate_uid
 
     # Another referee holds 300 uids (in another process); ours never draws one of them.
     code = (
-        "import sys, time; from arena.sandbox import allocate_uid\n"
+        "import sys, time; from arena.runtime.sandbox import allocate_uid\n"
         "held = [allocate_uid() for _ in range(300)]\n"
         "print(' '.join(str(u) for u, _ in held), flush=True); time.sleep(60)\n"
     )
@@ -747,7 +747,9 @@ def test_sandbox_uids_are_unique_across_referees_and_lapse_with_them(tmp_path):
 
 
 # -- cleanup never reaches outside its own folders ---------------------------------------------------------------
-REMOVE = "import sys, pathlib; from arena.sandbox import _remove; [_remove(pathlib.Path(p)) for p in sys.argv[1:]]"
+REMOVE = (
+    "import sys, pathlib; from arena.runtime.sandbox import _remove; [_remove(pathlib.Path(p)) for p in sys.argv[1:]]"
+)
 
 
 @pytest.fixture
@@ -763,7 +765,7 @@ def scratch(tmp_path, monkeypatch):
 
 
 def test_removing_a_folder_that_is_already_gone_leaves_its_parent_alone(scratch):
-    from arena.sandbox import _remove
+    from arena.runtime.sandbox import _remove
 
     before = os.stat(scratch)
     gone = Path(tempfile.mkdtemp(prefix="arena-sb-"))

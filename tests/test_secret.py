@@ -15,7 +15,7 @@ from pathlib import Path
 from test_tournament import ROOT, arena, count_or_zero, ok, one_line_error, results, rows, u64
 
 from arena.game import derive_seed, new_deal
-from arena.secret import commitment, ladder_root
+from arena.tournament.secret import commitment, ladder_root
 
 AGENTS = ["greedy", "random"]
 FAST = ["--no-sandbox", "--quiet", "--no-report"]
@@ -228,8 +228,8 @@ def test_no_small_root_seed_rebuilds_a_secret_deal_but_an_explicit_one_is_found(
 def plan_first_round(folder: Path) -> list[dict]:
     """Enter the bundled greedy, random and heuristic (as `arena submit` would, without its
     build and check) and plan the first round: the pairs and their seeds."""
-    from arena import ladder
-    from arena.agents import resolve
+    from arena.ladder import rounds as ladder
+    from arena.runtime.agents import resolve
 
     cfg = ladder.load(folder)
     with ladder.open_store(cfg) as store:
@@ -250,7 +250,7 @@ def test_a_ladder_always_has_a_secret_and_mixes_a_seed_with_it(tmp_path):
     assert "--seed" in (help_ := ok(arena("ladder", "init", "--help")).stdout) and "never used alone" in help_
 
     pairs = {f: plan_first_round(f) for f in (plain, seeded, again)}
-    # The k-th pair planned is seeded derive_seed(root, "ladder-pair", k) (arena.ladder.plan_round).
+    # The k-th pair planned is seeded derive_seed(root, "ladder-pair", k) (arena.ladder.rounds.plan_round).
     for k, p in enumerate(pairs[plain]):
         assert p["seed"] == derive_seed(secrets[plain], "ladder-pair", k)
     for f in (seeded, again):

@@ -1,4 +1,4 @@
-"""Sequential test on duplicate pairs (arena.sprt): the GSPRT LLR against an independent primal
+"""Sequential test on duplicate pairs (arena.stats.sprt): the GSPRT LLR against an independent primal
 maximisation and against numbers from fishtest's own code, the trinomial as a pentanomial,
 Wald bounds, error rates and stopping by simulation, Elo/LOS estimates and their coverage,
 the fixed-number summary and the margin diagnostic."""
@@ -13,9 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena import sprt_plan
-from arena.compare import DEFAULTS
-from arena.sprt import (
+from arena.stats import sprt_plan
+from arena.stats.sprt import (
     PENTANOMIAL_VALUES,
     SPRT,
     Z95,
@@ -35,6 +34,7 @@ from arena.sprt import (
     score_to_elo,
     sprt_bounds,
 )
+from arena.tournament.compare import DEFAULTS
 
 LN10 = math.log(10.0)
 FAST = settings(max_examples=30, deadline=None)
@@ -70,7 +70,7 @@ def tilted_start(values, s):
 def primal_mle(counts, values, s):
     """max sum c_i log p_i subject to sum p_i = 1 and sum p_i v_i = s: Newton's method on the
     free coordinates (null space of the constraints) with a backtracking line search. Shares
-    nothing with the Lagrange-multiplier solution in arena.sprt."""
+    nothing with the Lagrange-multiplier solution in arena.stats.sprt."""
     c = np.asarray(counts, dtype=float)
     v = np.asarray(values, dtype=float)
     a_mat = np.vstack([np.ones_like(v), v])
@@ -598,12 +598,12 @@ def test_margin_diagnostic_edge_cases():
         margin_diagnostic([1, math.nan])
 
 
-# -- planning: the operating characteristics by simulation (arena.sprt_plan) -----------------------
+# -- planning: the operating characteristics by simulation (arena.stats.sprt_plan) -----------------------
 
 
 def test_the_fast_llr_equals_llr_pairs():
     """The closed-form (logistic) and one-dimensional Newton (normalized) fits of the plan's
-    simulation give the LLR that arena.sprt computes, empty cells and extreme counts included."""
+    simulation give the LLR that arena.stats.sprt computes, empty cells and extreme counts included."""
     rng = np.random.default_rng(4)
     counts = np.vstack([
         rng.integers(0, 40, size=(200, 3)),
@@ -640,7 +640,7 @@ def test_the_trinomial_has_the_gain_and_the_split_share_asked_for(model):
 
 @pytest.mark.parametrize("model", ["logistic", "normalized"])
 def test_the_simulation_stops_where_the_sprt_object_stops(model):
-    """Each simulated test, fed again pair by pair to arena.sprt.SPRT from the same uniform
+    """Each simulated test, fed again pair by pair to arena.stats.sprt.SPRT from the same uniform
     numbers, ends with the same verdict at the same pair (a cap included)."""
     runs, true_elo, split = 12, 20.0, 0.6
     settings = dict(elo0=0.0, elo1=40.0, alpha=0.05, beta=0.05, max_pairs=300, model=model)

@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.agents import BUNDLED, resolve
-from arena.referee import Forfeit, MatchRecord
-from arena.sandbox import Policy, Sandbox
-from arena.schedule import load_config
-from arena.store import Store, StoreError
+from arena.play.referee import Forfeit, MatchRecord
+from arena.results.store import Store, StoreError
+from arena.runtime.agents import BUNDLED, resolve
+from arena.runtime.sandbox import Policy, Sandbox
+from arena.tournament.schedule import load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 GREEDY = ROOT / "agents" / "greedy"
@@ -186,12 +186,12 @@ def test_the_runner_withdraws_an_agent_whose_program_is_missing_without_starting
         run_id = store.start_run("test", None, [])
 
         async def main() -> int:
-            from arena.runner import Pools
+            from arena.tournament.runner import Pools
 
             async with trio.open_nursery() as n:
                 pools = Pools.for_config(n, cfg, sandbox, tmp_path)
                 pools.warn = lines.append
-                from arena.runner import play
+                from arena.tournament.runner import play
 
                 try:
                     return await play(specs, {m.name: m for m in cfg.agents}, pools, store, run_id)
@@ -259,13 +259,13 @@ def test_a_wheel_install_finds_and_builds_the_bundled_agents(tmp_path):
         return subprocess.run([py, "-m", "arena", *args], capture_output=True, text=True, cwd=outside, env=env,
                               timeout=300)  # fmt: skip
 
-    where = subprocess.run([py, "-c", "import arena.agents as a; print(a.BUNDLED, a.INSTALLED)"], cwd=outside,
+    where = subprocess.run([py, "-c", "import arena.runtime.agents as a; print(a.BUNDLED, a.INSTALLED)"], cwd=outside,
                            capture_output=True, text=True, check=True).stdout.split()  # fmt: skip
     assert where == [str(site / "arena" / "bundled"), "True"]
     # the same agents as the checkout's, file for file (build outputs left out)
     for name in ["random", "greedy", "heuristic", "expert", "node-greedy", "c-cautious"]:
         installed = subprocess.run(
-            [py, "-c", f"from arena.agents import resolve, discover; print(discover()[{name!r}].content_hash())"],
+            [py, "-c", f"from arena.runtime.agents import discover; print(discover()[{name!r}].content_hash())"],
             cwd=outside, capture_output=True, text=True, check=True,
         ).stdout.strip()  # fmt: skip
         assert installed == resolve(str(BUNDLED / name)).content_hash(), name

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from arena.game import derive_seed
-from arena.store import TIMING_COLUMNS
+from arena.results.store import TIMING_COLUMNS
 
 ROOT = Path(__file__).resolve().parent.parent
 RR = ["random", "greedy", "c-cautious"]
@@ -56,7 +56,7 @@ def tournament(store: Path, *extra: str | Path, agents=RR, pairs: int = 3, seed:
                  "--store", store, "--quiet", *extra, *([] if report else ["--no-report"]))  # fmt: skip
 
 
-# -- reading a store, independently of arena.store -------------------------------------------------------------
+# -- reading a store, independently of arena.results.store -------------------------------------------------------------
 def connect_ro(path: Path) -> sqlite3.Connection:
     con = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
     con.row_factory = sqlite3.Row
@@ -198,7 +198,7 @@ def test_round_robin_stores_every_duplicate_pair_with_shared_seeds(rr):
             assert (g0["game"], g1["game"]) == (0, 1)
             assert (g0["seat0"], g0["seat1"]) == (a, b) and (g1["seat0"], g1["seat1"]) == (b, a)
             assert g0["seed"] == g1["seed"]
-            assert u64(g0["seed"]) == derive_seed(7, "pair", *sorted((a, b)), k)  # as arena/schedule.py documents
+            assert u64(g0["seed"]) == derive_seed(7, "pair", *sorted((a, b)), k)  # as schedule.py documents
             pair_seeds.add(g0["seed"])
             d0, d1 = deals_of[g0["id"]], deals_of[g1["id"]]
             for j in range(min(len(d0), len(d1))):

@@ -1,6 +1,6 @@
-"""The heuristic agent: `arena.heuristic.HeuristicStrategy` over the protocol."""
+"""The heuristic agent: `arena.bots.heuristic.HeuristicStrategy` over the protocol."""
 
-from arena.heuristic import HeuristicStrategy
+from arena.bots.heuristic import HeuristicStrategy
 from arena.sdk import run
 
 if __name__ == "__main__":

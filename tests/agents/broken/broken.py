@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 
-from arena.protocol import Answer, Pong, Ready, decode_referee_line, encode
+from arena.protocol.codec import Answer, Pong, Ready, decode_referee_line, encode
 
 behaviour = sys.argv[1]
 out = sys.stdout.buffer

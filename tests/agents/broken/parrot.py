@@ -3,7 +3,7 @@
 import os
 import sys
 
-from arena.protocol import Ready, decode_referee_line, encode
+from arena.protocol.codec import Ready, decode_referee_line, encode
 
 with open(os.environ["PARROT_FILE"], "rb") as f:
     line = f.read()

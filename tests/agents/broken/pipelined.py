@@ -5,7 +5,7 @@ import os
 import select
 import sys
 
-from arena.protocol import Answer, Ready, decode_referee_line, encode
+from arena.protocol.codec import Answer, Ready, decode_referee_line, encode
 
 held = []
 buf = b""

@@ -48,11 +48,11 @@ import sys
 import time
 from collections import Counter
 
+from arena.bots.search import Hidden, InfoSet, policy_action, solve_actions, state_from_observation
+from arena.bots.strategies import GreedyStrategy
 from arena.game import action_str, derive_seed, get_variant, new_deal
 from arena.game.state import OVER
 from arena.sdk import run
-from arena.search import Hidden, InfoSet, policy_action, solve_actions, state_from_observation
-from arena.strategies import GreedyStrategy
 
 behaviour = sys.argv[1]
 
@@ -196,13 +196,13 @@ seen: list[tuple[str, bytes]] = []  # (where, what) of everything the thief read
 
 
 def match_seed(root: int, match_id: str) -> int | None:
-    """The match seed of ``match_id`` (``a~b#k.g``) under root seed ``root`` (arena.schedule)."""
+    """The match seed of ``match_id`` (``a~b#k.g``) under root seed ``root`` (arena.tournament.schedule)."""
     m = re.fullmatch(r"(.+)~(.+)#(\d+)\.\d+", match_id)
     return derive_seed(root, "pair", *sorted((m.group(1), m.group(2))), int(m.group(3))) if m else None
 
 
 def fits(root: int, match_id: str) -> bool:
-    """Whether ``root`` gives this seat's ``match_start`` seed (arena.referee.agent_seed)."""
+    """Whether ``root`` gives this seat's ``match_start`` seed (arena.play.referee.agent_seed)."""
     own, seat = tap.matches[match_id]
     ms = match_seed(root, match_id)
     return ms is not None and derive_seed(ms, "agent", seat) == own

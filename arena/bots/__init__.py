@@ -1,0 +1,1 @@
+"""Strategies of the bundled agents: random and greedy, the heuristic, the expert's search."""

@@ -1,0 +1,293 @@
+"""`ExpertStrategy`, the reference searching player: perfect-information Monte Carlo over
+sampled worlds, exact solving once the talon is closed or nearly gone, playouts before.
+
+Deterministic given its seed; it reads the clock only as a safety net.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..game.actions import CLOSE, DECLARE, EXCHANGE, MARRY, action_str, parse_action
+from ..game.state import OVER, State
+from ..game.variant import Variant, get_variant
+from .endgame import Search, fast_ok, solver_for
+from .playout import policy_action, seat_value
+from .worlds import InfoSet, Worlds
+
+__all__ = ["ExpertStrategy", "deal_utility"]
+
+
+#: How a won deal is scored, roughly (1, 2 or 3 game points), for the match model.
+_DEAL_POINTS = ((1, 0.45), (2, 0.40), (3, 0.15))
+
+
+def _match_win_table(target: int) -> list[list[float]]:
+    """``W[a][b]``: the chance to win the match needing ``a`` more game points while the
+    opponent needs ``b``, if every deal is a coin flip scored as `_DEAL_POINTS`."""
+    w = [[0.0] * (target + 1) for _ in range(target + 1)]
+    for a in range(target + 1):
+        for b in range(target + 1):
+            if a == 0:
+                w[a][b] = 1.0
+            elif b == 0:
+                w[a][b] = 0.0
+            else:
+                w[a][b] = sum(0.5 * q * (w[max(0, a - g)][b] + w[a][max(0, b - g)]) for g, q in _DEAL_POINTS)
+    return w
+
+
+_TABLES: dict[int, list[list[float]]] = {}
+
+
+def deal_utility(obs: dict[str, Any], target: int) -> list[float]:
+    """The worth for ``obs["seat"]`` of each deal result -3..3 (index ``g + 3``), in game
+    points of the match: the chance to win the match after the deal, rescaled so that
+    winning the deal by 1 is worth +1 and losing it by 1 is worth -1. Winning by 3 is then
+    worth no more than by 1 when 1 point wins the match, and so on."""
+    if target not in _TABLES:
+        _TABLES[target] = _match_win_table(target)
+    w = _TABLES[target]
+    me = obs["seat"]
+    score = obs["score"]
+    carry = obs.get("carry", 0)
+    a = max(1, min(target, target - score[me]))
+    b = max(1, min(target, target - score[me ^ 1]))
+    raw = []
+    for g in range(-3, 4):
+        if g > 0:
+            raw.append(w[max(0, a - g - carry)][b])
+        elif g < 0:
+            raw.append(w[a][max(0, b + g - carry)])
+        else:
+            raw.append(w[a][b])
+    lo, hi = raw[2], raw[4]
+    if hi - lo < 1e-12:
+        return [float(g) for g in range(-3, 4)]
+    return [2 * (x - lo) / (hi - lo) - 1 for x in raw]
+
+
+def _decision_seed(seed: int, obs: dict[str, Any], legal: Sequence[str]) -> int:
+    """A seed for one decision from the player's seed and the position (process-independent)."""
+    text = json.dumps([seed, obs, list(legal)], sort_keys=True, separators=(",", ":"))
+    return int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+
+
+def _out_of_time(start: float, done: int, deadline: float) -> bool:
+    """Whether one more iteration, as long as the slowest plausible one so far, would pass
+    the deadline (the mean iteration time, with room to spare)."""
+    now = time.perf_counter()
+    return now + 1.5 * (now - start) / done > deadline
+
+
+class ExpertStrategy:
+    """Determinized search: perfect-information Monte Carlo over sampled worlds.
+
+    - One legal action: played at once. ``declare`` whenever the count is 66 or more,
+      never falsely; always exchanges, shows the best marriage (40 first).
+    - Talon closed or exhausted, or down to its last two cards: samples worlds (one when
+      the opponent's hand is known) and solves each exactly for every candidate action
+      (`solve_actions`), then plays the best average.
+    - Open talon: every candidate is played out in each sampled world with
+      `policy_action` for both seats (common worlds for all candidates), and closing is
+      valued by solving the closed deal in each world; closing needs a clear edge.
+
+    Work is fixed per decision (``effort`` scales it), so play depends only on the seed and
+    the position; the clock is a safety net: sampling stops once ``move_ms_fraction`` of
+    min(move allowance, time left), less ``safety_ms``, has passed.
+
+    Call it as ``strategy(obs, legal)`` like any strategy, or ``strategy.choose(obs,
+    legal, time_left_ms)`` to pass the request's clock. ``variant`` is the rule set (from
+    ``hello``); by default the preset named in the observation. ``move_ms`` is the per-move
+    allowance from ``hello``'s time control.
+    """
+
+    #: Worlds per decision at effort 1.0, sized to stay well inside 100 ms per move.
+    STRICT_WORLDS = 32
+    TALON2_WORLDS = 10
+    PLAYOUT_WORLDS = 40
+    CLOSE_WORLDS = 24
+    #: Closing needs this many game points over the best alternative, and a positive mean.
+    CLOSE_MARGIN = 0.25
+
+    def __init__(
+        self,
+        seed: int = 0,
+        move_ms_fraction: float = 0.6,
+        *,
+        variant: Variant | str | None = None,
+        move_ms: int | None = None,
+        effort: float = 1.0,
+        safety_ms: float = 8.0,
+    ):
+        self.seed = seed
+        self.move_ms_fraction = move_ms_fraction
+        self.variant = get_variant(variant) if variant is not None else None
+        self.move_ms = move_ms
+        self.effort = effort
+        self.safety_ms = safety_ms
+        #: The playout policy (both seats); it also breaks ties between equal values.
+        self.policy: Callable[[State], int] = policy_action
+        #: Finish playouts with the exact solver once the talon is closed or exhausted.
+        self.solve_tail = False
+        #: Value deal results by the chance to win the match they give (`deal_utility`).
+        self.match_aware = True
+        self._util: list[float] = [float(g) for g in range(-3, 4)]
+        #: What the last decision did: ``kind``, ``samples``, ``ms`` (for logs and tests).
+        self.last: dict[str, Any] = {}
+
+    def __call__(self, obs: dict[str, Any], legal: Sequence[str]) -> str:
+        return self.choose(obs, legal)
+
+    def _n(self, base: int) -> int:
+        return max(1, round(base * self.effort))
+
+    def choose(self, obs: dict[str, Any], legal: Sequence[str], time_left_ms: float | None = None) -> str:
+        t0 = time.perf_counter()
+        if len(legal) == 1:
+            self.last = {"kind": "forced", "samples": 0, "ms": 0.0}
+            return legal[0]
+        allow = [x for x in (self.move_ms, time_left_ms) if x is not None]
+        allowance = min(allow) if allow else 1000.0
+        budget_ms = max(3.0, self.move_ms_fraction * allowance - self.safety_ms)
+        deadline = t0 + budget_ms / 1000
+        v = self.variant or get_variant(obs["variant"])
+        rng = random.Random(_decision_seed(self.seed, obs, legal))
+        acts = [parse_action(a) for a in legal]
+        self.last = {"kind": "?", "samples": 0}
+        a = self._decide(obs, acts, v, rng, deadline)
+        self.last["ms"] = (time.perf_counter() - t0) * 1000
+        return action_str(a)
+
+    # -- the decision procedure -------------------------------------------------------------
+    def _decide(self, obs: dict[str, Any], acts: list[int], v: Variant, rng: random.Random, deadline: float) -> int:
+        me = obs["seat"]
+        if DECLARE in acts:
+            if obs["points"][me] >= 66:
+                self.last["kind"] = "declare"
+                return DECLARE
+            acts = [a for a in acts if a != DECLARE]
+        if len(acts) == 1:
+            self.last["kind"] = "forced"
+            return acts[0]
+        if obs["phase"] == "close-offer":
+            self.last["kind"] = "rule"
+            return EXCHANGE if EXCHANGE in acts else acts[0]
+        info = InfoSet(obs, v)
+        worlds = Worlds(info)
+        self._util = deal_utility(obs, v.target) if self.match_aware else [float(g) for g in range(-3, 4)]
+        if info.strict:
+            n = 1 if info.determined else self._n(self.STRICT_WORLDS)
+            self.last["kind"] = "solve"
+            return self._pimc_exact(worlds, acts, n, rng, deadline)
+        if EXCHANGE in acts:
+            self.last["kind"] = "rule"
+            return EXCHANGE
+        marriages = [a for a in acts if MARRY <= a < EXCHANGE]
+        if marriages:
+            self.last["kind"] = "rule"
+            trump = MARRY + info.trump
+            return trump if trump in marriages else marriages[0]
+        if info.talon_size <= 2:
+            self.last["kind"] = "solve-talon2"
+            return self._pimc_exact(worlds, acts, self._n(self.TALON2_WORLDS), rng, deadline)
+        self.last["kind"] = "playouts"
+        return self._open(worlds, acts, rng, deadline)
+
+    def _pick(self, acts: list[int], means: list[float], world: State) -> int:
+        best = max(means)
+        tied = [a for a, m in zip(acts, means, strict=True) if m >= best - 1e-9]
+        if len(tied) == 1:
+            return tied[0]
+        pref = self.policy(world)
+        return pref if pref in tied else tied[0]
+
+    def _pimc_exact(self, worlds: Worlds, acts: list[int], n: int, rng: random.Random, deadline: float) -> int:
+        """Solve each sampled world exactly for every action; the best mean utility."""
+        me = worlds.info.seat
+        util = self._util
+        sums = [0.0] * len(acts)
+        first = None
+        done = 0
+        start = time.perf_counter()
+        for i in range(n):
+            if i and _out_of_time(start, i, deadline):
+                break
+            w = worlds.sample(rng)
+            if first is None:
+                first = w
+            for j, (_, val) in enumerate(Search().action_values(w, acts)):
+                sums[j] += util[(val if me == 0 else -val) + 3]
+            done += 1
+        self.last["samples"] = done
+        return self._pick(acts, [s / done for s in sums], first)
+
+    def _playout_value(self, st: State, me: int) -> float:
+        """The value for ``me`` of playing ``st`` out: by the policy while the talon is
+        open, then (with ``solve_tail``) exactly."""
+        policy = self.policy
+        apply = st.apply_legal
+        if self.solve_tail:
+            while st.phase != OVER and not fast_ok(st):
+                apply(policy(st))
+            if st.phase != OVER:
+                val = solver_for(st).value(st)
+                return self._util[(val if me == 0 else -val) + 3]
+        else:
+            while st.phase != OVER:
+                apply(policy(st))
+        return seat_value(st, me, self._util)
+
+    def _open(self, worlds: Worlds, acts: list[int], rng: random.Random, deadline: float) -> int:
+        """Open talon: playouts for every candidate in common sampled worlds; closing is
+        valued by solving the closed deal exactly (the best first lead on average)."""
+        me = worlds.info.seat
+        util = self._util
+        cands = [a for a in acts if a != CLOSE]
+        can_close = CLOSE in acts
+        n = self._n(self.PLAYOUT_WORLDS)
+        n_close = self._n(self.CLOSE_WORLDS) if can_close else 0
+        sums = [0.0] * len(cands)
+        close_sums: dict[int, float] = {}
+        close_done = 0
+        first = None
+        done = 0
+        start = time.perf_counter()
+        for i in range(n):
+            if i and _out_of_time(start, i, deadline):
+                break
+            w = worlds.sample(rng)
+            if first is None:
+                first = w
+            for j, a in enumerate(cands):
+                st = w.clone()
+                st.apply_legal(a)
+                sums[j] += self._playout_value(st, me)
+            if close_done < n_close and not (
+                # stop valuing the close once it clearly trails the best alternative
+                close_done >= 6 and max(close_sums.values()) / close_done < max(sums) / (i + 1) - 0.5
+            ):
+                st = w.clone()
+                st.apply_legal(CLOSE)
+                if st.to_act != me:  # the opponent's turn at once (an exchange offer): just the value
+                    vals = [(-1, Search().value(st))]
+                else:
+                    nxt = [a for a in st.legal_actions() if a != DECLARE or st.count(me) >= 66]
+                    vals = Search().action_values(st, nxt)
+                for a, val in vals:
+                    close_sums[a] = close_sums.get(a, 0.0) + util[(val if me == 0 else -val) + 3]
+                close_done += 1
+            done += 1
+        self.last["samples"] = done
+        means = [s / done for s in sums]
+        if close_done:
+            close_value = max(close_sums.values()) / close_done
+            self.last["close_value"] = close_value
+            if close_value > util[3] and close_value >= max(means) + self.CLOSE_MARGIN:
+                return CLOSE
+        return self._pick(cands, means, first)

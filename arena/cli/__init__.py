@@ -1,0 +1,1 @@
+"""The command line: the entry point, shared options and one module per subcommand."""

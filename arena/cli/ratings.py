@@ -1,0 +1,77 @@
+"""``arena ratings STORE``: the rating table with 95% intervals, or JSON for scripts."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+
+from ..errors import UserError
+from ..results.store import Store
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("store", type=Path, help="a results store")
+    p.add_argument("--json", action="store_true", help="print JSON: ratings, intervals, pair scores")
+    p.add_argument("--anchor", metavar="NAME[=ELO]", help="fix one agent's rating (default: the mean is 0)")
+    p.add_argument("--prior", type=float, help="virtual draws per agent that keep the fit finite (default 1; 0: none)")
+    p.add_argument("--bootstrap", type=int, default=0, metavar="N", help="also N bootstrap resamples of whole pairs")
+
+
+def _records(frame) -> list[dict]:
+    """Rows as plain dicts, with a missing or unbounded number as null: strict JSON has no
+    NaN or Infinity, and an open bootstrap bound is explained in its row's ``flag``."""
+    return [
+        {k: (None if isinstance(v, float) and not math.isfinite(v) else v) for k, v in rec.items()}
+        for rec in frame.to_dict("records")
+    ]
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..stats.bootstrap import bootstrap
+    from ..stats.rating import DEFAULT_PRIOR, fit, pair_scores
+
+    with Store(args.store, create=False) as store:
+        rows = store.matches()
+        names = list((store.config or {}).get("agents", []))
+    anchor, anchor_elo = None, 0.0
+    if args.anchor:
+        anchor, _, value = args.anchor.partition("=")
+        if anchor not in names:
+            raise UserError(f"--anchor: no agent {anchor!r} in this store (agents: {', '.join(names)})")
+        try:
+            anchor_elo = float(value) if value else 0.0
+        except ValueError:
+            raise UserError(f"--anchor: expected NAME or NAME=ELO, got {args.anchor!r}") from None
+    prior = DEFAULT_PRIOR if args.prior is None else args.prior
+    if prior < 0 or math.isnan(prior):
+        raise UserError(f"--prior: must be zero or more, got {args.prior}")
+    try:
+        ratings = fit(rows, names, prior=prior, anchor=anchor, anchor_elo=anchor_elo)
+        boot = None
+        if args.bootstrap > 0 and rows:
+            boot = bootstrap(rows, names, reps=args.bootstrap, prior=prior, anchor=anchor, anchor_elo=anchor_elo)
+    except ValueError as e:  # prior 0 and no maximum (an unbeaten agent, a split pool)
+        raise UserError(f"--prior {prior:g}: {e}") from None
+    pairs = pair_scores(rows, names)
+    if args.json:
+        table = ratings.to_frame()
+        out = {
+            "store": str(args.store),
+            "matches": len(rows),
+            "reference": ratings.reference,
+            "prior": ratings.prior,
+            "ratings": _records(table),
+            "pairs": _records(pairs),
+        }
+        if boot is not None:
+            out["bootstrap"] = _records(boot.to_frame())
+        print(json.dumps(out, indent=1, default=float, allow_nan=False))
+        return 0
+    print(f"{args.store}: {len(rows)} matches")
+    print(ratings.format_table())
+    if boot is not None:
+        print(f"\nbootstrap over duplicate pairs ({args.bootstrap} rescaled resamples; 95% intervals elo +- 1.96 SE):")
+        print(boot.to_frame().to_string(index=False, float_format=lambda x: f"{x:.1f}"))
+    return 0

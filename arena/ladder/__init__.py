@@ -1,0 +1,1 @@
+"""Ladders: their config and rounds, their store, runner and submissions."""

@@ -1,0 +1,335 @@
+"""The conformance suite behind ``arena check``, and its recorded positions.
+
+`positions()` finds, in seeded deals played with the rules engine, one decision for
+every phase and action kind in both presets (and the close-offer phase of a custom
+variant), each a real, reachable state recorded with the deal that reaches it. They are
+written to ``protocol/examples/positions.jsonl`` for agent authors; the tests check that
+file still equals what the engine gives. `check` runs an agent through: handshake, ping,
+every recorded position (a legal answer within time), several requests at once when
+the agent claims a capacity above 1, a whole match against the random agent in each
+preset, and a clean exit on ``quit``: all of it only in the games the agent's manifest
+says it plays (``variants``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from ..game import State, Variant, action_str, get_variant, new_deal, observation
+from ..game.cards import KING
+from ..protocol.codec import PROTOCOL_VERSION, Hello, Request, TimeControl
+from ..runtime.agents import Manifest, resolve
+from ..runtime.process import AgentFault, AgentProcess, open_agent
+from ..runtime.sandbox import Sandbox
+
+# protocol/ ships inside the package as arena/spec (an installed wheel); else the checkout's.
+_SPEC = Path(__file__).resolve().parent.parent / "spec"
+EXAMPLES = (_SPEC if _SPEC.is_dir() else _SPEC.parent.parent / "protocol") / "examples"
+POSITIONS_FILE = EXAMPLES / "positions.jsonl"
+CLOSE_OFFER = get_variant("sixty-six").with_flags(name="sixty-six-close-offer", exchange_on_close="opponent")
+
+
+#: The situations recorded, per variant: (label, test on a state and its legal actions).
+#: Each is the first decision, in seeded deals played with the engine, that passes its test.
+Situation = Callable[[State, list[str]], bool]
+
+
+def _plays(legal: list[str]) -> list[str]:
+    return [a for a in legal if a.startswith("play:")]
+
+
+def _restricted(st: State, legal: list[str]) -> bool:
+    """A follow in the strict phase where the rules forbid some cards of the hand."""
+    return st.phase_name == "follow" and st.strict and len(_plays(legal)) < st.hand[st.to_act].bit_count()
+
+
+def _closed(st: State) -> bool:
+    return st.closed_by >= 0
+
+
+SITUATIONS: dict[str, list[tuple[str, Situation]]] = {
+    "sixty-six": [
+        ("opening lead: any card, a pending marriage, or close",
+         lambda st, legal: st.n_tricks == 0 and st.phase_name == "lead" and any(a.startswith("marry:") for a in legal)),
+        ("lead with a trick: exchange, a marriage, close and declare",
+         lambda st, legal: st.phase_name == "lead" and {"exchange", "close", "declare"} <= set(legal)
+         and any(a.startswith("marry:") for a in legal)),
+        ("lead after a marriage: only its K or Q, close or declare",
+         lambda st, legal: st.marriage_suit >= 0 and {"close", "declare"} <= set(legal)),
+        ("follow with the talon open: any card",
+         lambda st, legal: st.phase_name == "follow" and not st.strict and st.n_tricks >= 2),
+        ("draw phase: close before drawing, declare or draw", lambda st, legal: st.phase_name == "draw"),
+        ("lead after closing: play or declare",
+         lambda st, legal: _closed(st) and st.phase_name == "lead" and "declare" in legal and len(_plays(legal)) >= 3),
+        ("follow after a close: head the led suit",
+         lambda st, legal: _closed(st) and _restricted(st, legal) and len(_plays(legal)) >= 2),
+        ("lead with the talon exhausted: a K and Q held, but no more marriages",
+         lambda st, legal: not _closed(st) and st.talon_size() == 0 and st.phase_name == "lead"
+         and any(st.hand[st.to_act] >> (s * 6 + KING) & 3 == 3 for s in range(4))),
+        ("follow with the talon exhausted: head, follow or trump",
+         lambda st, legal: not _closed(st) and st.talon_size() == 0 and _restricted(st, legal)
+         and len(_plays(legal)) >= 2),
+        ("the last trick: one card to lead",
+         lambda st, legal: st.phase_name == "lead" and st.hand[st.to_act].bit_count() == 1 and st.marriage_suit < 0),
+    ],
+    "schnapsen": [
+        ("opening lead: jack exchange, a pending marriage, close",
+         lambda st, legal: st.n_tricks == 0 and {"exchange", "close"} <= set(legal)
+         and any(a.startswith("marry:") for a in legal)),
+        ("lead after a marriage: only its K or Q, close or declare",
+         lambda st, legal: st.marriage_suit >= 0 and {"close", "declare"} <= set(legal)),
+        ("lead after closing: marriages still allowed",
+         lambda st, legal: _closed(st) and st.phase_name == "lead" and any(a.startswith("marry:") for a in legal)),
+        ("follow after a close: head, follow or trump", lambda st, legal: _closed(st) and _restricted(st, legal)),
+        ("lead with the talon exhausted: marriages still allowed",
+         lambda st, legal: not _closed(st) and st.talon_size() == 0 and st.phase_name == "lead"
+         and any(a.startswith("marry:") for a in legal)),
+        ("the last trick: one card to follow with",
+         lambda st, legal: st.phase_name == "follow" and st.hand[st.to_act].bit_count() == 1),
+    ],
+    "sixty-six-close-offer": [
+        ("close-offer: the closer's opponent may exchange or pass", lambda st, legal: st.phase_name == "close-offer"),
+    ],
+}  # fmt: skip
+
+
+def _find(variant: Variant, situations: list[tuple[str, Situation]], max_seed: int = 5000) -> list[dict[str, Any]]:
+    """Play seeded deals with a seeded random player (odd seeds never close; nobody
+    claims 66, so deals run long) and keep the first decision of each situation."""
+    found: dict[str, dict[str, Any]] = {}
+    for seed in range(max_seed):
+        rng = random.Random(seed)
+        avoid = {"declare", "close"} if seed % 2 else {"declare"}
+        st = new_deal(variant, seed, seed % 2)
+        while not st.is_over():
+            legal = st.legal_action_strings()
+            for label, test in situations:
+                if label not in found and test(st, legal):
+                    found[label] = {
+                        "label": label,
+                        "variant": variant.to_dict(),
+                        "deal": {"seed": seed, "dealer": seed % 2, "actions": [action_str(a) for a in st.history]},
+                        "observation": observation(st, st.current_player()),
+                        "legal": legal,
+                    }
+            if len(found) == len(situations):
+                return [found[label] for label, _ in situations]
+            st.apply_action(rng.choice([a for a in legal if a not in avoid] or legal))
+    missing = [label for label, _ in situations if label not in found]
+    raise RuntimeError(f"{variant.name}: no deal below seed {max_seed} reaches {missing}")
+
+
+def positions() -> list[dict[str, Any]]:
+    """Every recorded position as ``{"label", "variant", "deal", "observation", "legal"}``.
+
+    Each is a real decision of a real deal: ``deal`` gives its seed, dealer and the actions
+    from the deal's start (`new_deal` plus those actions is the position), so an agent that
+    rebuilds the whole world from an observation can use every one of them."""
+    out = []
+    for variant in (get_variant("sixty-six"), get_variant("schnapsen"), CLOSE_OFFER):
+        out += _find(variant, SITUATIONS[variant.name])
+    return out
+
+
+def write_positions(path: Path = POSITIONS_FILE) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(json.dumps(p, separators=(",", ":")) + "\n" for p in positions()))
+
+
+TRANSCRIPT_FILE = EXAMPLES / "greedy-vs-random.jsonl"
+TRANSCRIPT_MATCH = dict(agents=("greedy", "random"), seed=3, variant="sixty-six", match_id="example")
+
+
+async def record_transcript() -> list[dict[str, Any]]:
+    """Play the example match and return every line both seats sent and received, as
+    ``{"dir": "to-agent" | "from-agent", "seat": s, "msg": {...}}``, seat 0 first."""
+    from .duel import duel
+
+    m = TRANSCRIPT_MATCH
+    transcripts: list[list[tuple[str, bytes]]] = [[], []]
+    await duel(
+        [resolve(a) for a in m["agents"]],
+        m["seed"],
+        get_variant(m["variant"]),
+        TimeControl(),
+        match_id=m["match_id"],
+        transcripts=transcripts,
+    )
+    return [
+        {"dir": direction, "seat": seat, "msg": json.loads(line)}
+        for seat, lines in enumerate(transcripts)
+        for direction, line in lines
+    ]
+
+
+def write_transcript(path: Path = TRANSCRIPT_FILE) -> None:
+    lines = trio.run(record_transcript)
+    path.write_text("".join(json.dumps(x, separators=(",", ":")) + "\n" for x in lines))
+
+
+def load_positions(path: Path = POSITIONS_FILE) -> list[dict[str, Any]]:
+    """The recorded positions; where the file is not shipped (an installed wheel has no
+    ``protocol/``), the same positions from the engine (the tests keep the two equal)."""
+    if path == POSITIONS_FILE and not path.is_file():
+        return json.loads(json.dumps(positions()))
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+@dataclasses.dataclass
+class Item:
+    name: str
+    ok: bool
+    detail: str
+
+
+async def check(
+    manifest: Manifest,
+    report: Callable[[Item], None],
+    *,
+    time_control: TimeControl | None = None,
+    opponent: str = "random",
+    logs: Path | None = None,
+    sandbox: Sandbox | None = None,
+) -> list[Item]:
+    """Run the conformance suite, the agent in ``sandbox`` (default: a new default one);
+    ``report`` sees each item as it is decided."""
+    if sandbox is None:
+        with Sandbox() as sandbox:
+            return await check(
+                manifest, report, time_control=time_control, opponent=opponent, logs=logs, sandbox=sandbox
+            )
+    tc = time_control or TimeControl(move_ms=1000, bank_ms=0, first_move_ms=5000, grace_ms=200)
+    items: list[Item] = []
+
+    def add(name: str, ok: bool, detail: str) -> None:
+        item = Item(name, ok, detail)
+        items.append(item)
+        report(item)
+
+    by_variant: dict[str, list[dict[str, Any]]] = {}
+    for p in load_positions():
+        if manifest.plays(Variant.from_dict(p["variant"])):  # only the games it says it plays
+            by_variant.setdefault(p["variant"]["name"], []).append(p)
+    first = True
+    for vname, group in by_variant.items():
+        variant = Variant.from_dict(group[0]["variant"])
+        hello = Hello(protocol=PROTOCOL_VERSION, variant=variant.to_dict(), time_control=tc.to_dict(), seed=12345)
+        log = logs / f"check-{manifest.name}-{vname}.log" if logs else None
+        t0 = trio.current_time()
+        agent: AgentProcess | None = None
+        try:
+            with sandbox.launch(manifest) as launch:
+                async with open_agent(launch, hello, log_path=log) as agent:
+                    if first:
+                        r = agent.ready
+                        add(
+                            "handshake",
+                            True,
+                            f"ready in {(trio.current_time() - t0) * 1000:.0f} ms: {r.name} {r.version}, "
+                            f"capacity {r.capacity}",
+                        )
+                        rtt = await agent.ping()
+                        add("ping", True, f"pong in {rtt * 1000:.1f} ms")
+                    await _positions_item(agent, vname, group, tc, add)
+                    if agent.capacity > 1:
+                        await _concurrency_item(agent, vname, group, tc, add)
+        except AgentFault as f:
+            if agent is None:  # it never said ready
+                add("handshake" if first else f"start ({vname})", False, f"{f.code}: {f.detail}")
+                return items
+            # otherwise the item that met the fault has reported it
+        if agent is not None:
+            clean = agent.stopped_by == "quit" and agent.exit_code == 0
+            how = {"quit": f"exit status {agent.exit_code}", None: "unknown"}.get(agent.stopped_by, agent.stopped_by)
+            if first or not clean:
+                add("quit", clean, f"stopped by {how}" if clean else f"did not exit cleanly on quit ({how})")
+        first = False
+    from .duel import duel
+
+    opp = resolve(opponent)
+    for vname in manifest.variants:
+        for seat in (0, 1):
+            pair = [manifest, opp] if seat == 0 else [opp, manifest]
+            rec = await duel(
+                pair, 1000 + seat, get_variant(vname), tc, match_id=f"check-{vname}-{seat}", logs=logs, sandbox=sandbox
+            )
+            f = rec.forfeit
+            if f is not None and f.seat == seat:
+                add(f"match ({vname}, seat {seat})", False, f"{f.code}: {f.detail}")
+            elif f is not None:
+                add(f"match ({vname}, seat {seat})", False, f"the {opponent} opponent faulted: {f.code}: {f.detail}")
+            else:
+                slowest = max(rec.latency_ms[seat], default=0.0)
+                result = "won" if rec.winner == seat else "lost"
+                add(
+                    f"match ({vname}, seat {seat})",
+                    True,
+                    f"{result} {rec.score[seat]}-{rec.score[seat ^ 1]} against {opponent}, "
+                    f"{len(rec.latency_ms[seat])} decisions, slowest {slowest:.1f} ms",
+                )
+    return items
+
+
+async def _positions_item(agent: AgentProcess, vname: str, group: list[dict], tc: TimeControl, add) -> None:
+    worst = 0.0
+    for k, p in enumerate(group):
+        req = Request(
+            id=agent.new_id(),
+            match_id=f"check-{vname}-{k}",
+            seat=p["observation"]["seat"],
+            observation=p["observation"],
+            legal=p["legal"],
+            time_left_ms=tc.first_move_ms if k == 0 else tc.move_ms,
+        )
+        try:
+            answer, latency, _ = await agent.request(req, (req.time_left_ms + tc.grace_ms) / 1000)
+        except AgentFault as f:
+            add(f"position ({vname}): {p['label']}", False, f"{f.code}: {f.detail}")
+            raise
+        worst = max(worst, latency)
+        if answer.action not in p["legal"]:
+            add(f"position ({vname}): {p['label']}", False, f"answered {answer.action!r}, not in {p['legal']}")
+        else:
+            add(f"position ({vname}): {p['label']}", True, f"{answer.action} in {latency * 1000:.1f} ms")
+
+
+async def _concurrency_item(agent: AgentProcess, vname: str, group: list[dict], tc: TimeControl, add) -> None:
+    n = min(agent.capacity, 8)
+    reqs = [
+        Request(
+            id=agent.new_id(),
+            match_id=f"check-{vname}-concurrent-{k}",
+            seat=group[k % len(group)]["observation"]["seat"],
+            observation=group[k % len(group)]["observation"],
+            legal=group[k % len(group)]["legal"],
+            time_left_ms=tc.move_ms,
+        )
+        for k in range(n)
+    ]
+    answers: dict[int, str] = {}
+
+    async def one(req: Request) -> None:
+        answer, _, _ = await agent.request(req, (req.time_left_ms + tc.grace_ms) / 1000)
+        answers[req.id] = answer.action
+
+    try:
+        async with trio.open_nursery() as nursery:
+            for req in reqs:
+                nursery.start_soon(one, req)
+    except BaseExceptionGroup as group_error:
+        f = group_error.exceptions[0]
+        add(f"{n} requests at once ({vname})", False, str(f))
+        return
+    bad = [r.id for r in reqs if answers.get(r.id) not in r.legal]
+    add(
+        f"{n} requests at once ({vname})",
+        not bad,
+        "all answered, each legal" if not bad else f"illegal answers to requests {bad}",
+    )

@@ -1,0 +1,159 @@
+"""Whole matches between in-process strategies, and the tallies ``arena selfplay`` prints.
+
+The strategies are every built-in one: ``random`` and ``greedy`` (`arena.bots.strategies`),
+``heuristic`` (`arena.bots.heuristic`) and ``expert`` (`arena.bots.search`: it searches, so it is
+much slower), the brains of the bundled Python agents. Match ``i`` of a run with root seed
+``S`` uses the match seed ``derive_seed(S, "match", i)`` and puts the first strategy in
+seat ``i % 2``, so both strategies sit in both seats equally often. Each strategy gets its
+own seed derived from the root, never the deal seeds. A strategy played against itself is
+tallied as ``NAME#1`` (the first named) and ``NAME#2``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Sequence
+
+from ..bots.strategies import STRATEGIES, Strategy, make_strategy
+from ..game import Match, Variant, derive_seed, get_variant, observation
+
+#: Every built-in strategy, by name: what ``arena selfplay --agents`` accepts.
+STRATEGY_NAMES = (*STRATEGIES, "heuristic", "expert")
+
+
+def make_player(name: str, seed: int, variant: Variant) -> Strategy:
+    """A fresh built-in strategy by name (see `STRATEGY_NAMES`); `ValueError` for another name.
+    The searching ones are imported only when asked for."""
+    if name in STRATEGIES:
+        return make_strategy(name, seed)
+    if name == "heuristic":
+        from ..bots.heuristic import HeuristicStrategy
+
+        return HeuristicStrategy(seed)
+    if name == "expert":
+        from ..bots.search import ExpertStrategy
+
+        return ExpertStrategy(seed, variant=variant)
+    raise ValueError(f"unknown strategy {name!r}; built-in strategies: {', '.join(STRATEGY_NAMES)}")
+
+
+@dataclasses.dataclass
+class Tally:
+    """What one strategy achieved over a run."""
+
+    name: str
+    matches_won: int = 0
+    game_points: int = 0
+    deals_won: int = 0
+    deals_won_by_points: Counter = dataclasses.field(default_factory=Counter)  # 1, 2, 3 (+ carry)
+    reasons: Counter = dataclasses.field(default_factory=Counter)  # why the deals it won ended
+
+
+@dataclasses.dataclass
+class SelfplayReport:
+    variant: str
+    seed: int
+    matches: int
+    deals: int
+    drawn_deals: int
+    tallies: list[Tally]
+
+    def to_dict(self) -> dict:
+        # Not dataclasses.asdict: it rebuilds a Counter from (key, value) pairs as keys.
+        tallies = [
+            {
+                "name": t.name,
+                "matches_won": t.matches_won,
+                "game_points": t.game_points,
+                "deals_won": t.deals_won,
+                "deals_won_by_points": {str(k): v for k, v in sorted(t.deals_won_by_points.items())},
+                "reasons": dict(sorted(t.reasons.items())),
+            }
+            for t in self.tallies
+        ]
+        return {
+            "variant": self.variant,
+            "seed": self.seed,
+            "matches": self.matches,
+            "deals": self.deals,
+            "drawn_deals": self.drawn_deals,
+            "tallies": tallies,
+        }
+
+
+def play_match(variant: Variant | str, seed: int, players: Sequence[Strategy]) -> Match:
+    """Play one match to its end; ``players[s]`` chooses for seat ``s``."""
+    match = Match(variant, seed)
+    while not match.is_over():
+        state = match.new_deal()
+        while not state.is_over():
+            seat = state.current_player()
+            legal = state.legal_action_strings()
+            state.apply_action(players[seat](observation(state, seat), legal))
+        match.finish_deal()
+    return match
+
+
+def labels(names: Sequence[str]) -> list[str]:
+    """Names for the tallies, told apart when a strategy plays itself: ``greedy#1``, ``greedy#2``."""
+    if len(set(names)) == len(names):
+        return list(names)
+    return [f"{n}#{i + 1}" for i, n in enumerate(names)]
+
+
+def selfplay(variant: Variant | str, names: Sequence[str], matches: int, seed: int) -> SelfplayReport:
+    """Play ``matches`` matches between two named strategies and tally the results (a
+    strategy against itself: tallies ``NAME#1`` and ``NAME#2``, see `labels`)."""
+    variant = get_variant(variant)
+    if len(names) != 2:
+        raise ValueError(f"--agents needs exactly two strategies, got {len(names)}")
+    if matches < 1:
+        raise ValueError(f"--matches must be at least 1, got {matches}")
+    strategies = [make_player(n, derive_seed(seed, "strategy", i, n), variant) for i, n in enumerate(names)]
+    tallies = [Tally(name=n) for n in labels(names)]
+    deals = drawn = 0
+    for i in range(matches):
+        order = (0, 1) if i % 2 == 0 else (1, 0)  # order[seat] = index of the strategy
+        match = play_match(variant, derive_seed(seed, "match", i), [strategies[k] for k in order])
+        tallies[order[match.result.winner]].matches_won += 1
+        carry = 0
+        for state in match.deals:
+            r = state.result
+            deals += 1
+            if r.winner is None:
+                drawn += 1
+                carry += variant.draw_carry
+                continue
+            t = tallies[order[r.winner]]
+            t.deals_won += 1
+            t.game_points += r.game_points + carry
+            t.deals_won_by_points[r.game_points] += 1
+            t.reasons[r.reason] += 1
+            carry = 0
+    return SelfplayReport(variant.name, seed, matches, deals, drawn, tallies)
+
+
+def format_report(rep: SelfplayReport) -> str:
+    """A plain-text table of a selfplay run."""
+    w = max(8, *(len(t.name) for t in rep.tallies))
+    lines = [
+        f"selfplay: {rep.matches} matches, {rep.deals} deals ({rep.drawn_deals} drawn), "
+        f"variant {rep.variant}, seed {rep.seed}",
+        "",
+        f"{'strategy':<{w}}  {'matches':>7}  {'win %':>6}  {'game pts':>8}  {'deals won':>9}  "
+        f"{'1 pt':>6}  {'2 pts':>6}  {'3 pts':>6}",
+    ]
+    for t in rep.tallies:
+        won = t.deals_won or 1
+        dist = [f"{100 * t.deals_won_by_points[k] / won:5.1f}%" for k in (1, 2, 3)]
+        lines.append(
+            f"{t.name:<{w}}  {t.matches_won:>7}  {100 * t.matches_won / rep.matches:>5.1f}%  "
+            f"{t.game_points:>8}  {t.deals_won:>9}  {dist[0]:>6}  {dist[1]:>6}  {dist[2]:>6}"
+        )
+    lines += ["", "game points per deal won: the share of each strategy's won deals worth 1, 2 or 3", ""]
+    lines.append("how the deals each strategy won ended:")
+    for t in rep.tallies:
+        parts = ", ".join(f"{k} {v}" for k, v in t.reasons.most_common())
+        lines.append(f"  {t.name:<{w}}  {parts}")
+    return "\n".join(lines)

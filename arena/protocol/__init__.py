@@ -1,0 +1,1 @@
+"""The wire format (codec) and the agent's end of it (sdk)."""

@@ -1,0 +1,1 @@
+"""What people read: the HTML report and its charts, live progress and the event log."""

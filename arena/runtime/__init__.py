@@ -1,0 +1,1 @@
+"""Agent folders and the processes they run in: manifests, builds, processes, pools, sandbox."""

@@ -1,0 +1,1 @@
+"""Statistics: ratings with intervals, the SPRT and its plan, margins. Pure numerics."""
