@@ -30,9 +30,11 @@ from arena.runtime.sandbox import UID_BASE, Limits, probe
 ROOT = Path(__file__).resolve().parent.parent
 HOSTILE = ROOT / "tests" / "agents" / "hostile"
 MIB = 1 << 20
-TC = ("--move-ms", "300", "--first-move-ms", "2000", "--bank-ms", "0")
+#: Generous for the honest side: no test here expects a timeout, and on a machine loaded
+#: far past its cores (other arena runs beside this one) greedy must not lose on time.
+TC = ("--move-ms", "3000", "--first-move-ms", "5000", "--bank-ms", "0")
 #: The thief spends up to about 1.5 s of CPU hunting at its first decision.
-THIEF_TC = ("--move-ms", "300", "--first-move-ms", "8000", "--bank-ms", "0")
+THIEF_TC = ("--move-ms", "3000", "--first-move-ms", "15000", "--bank-ms", "0")
 
 CAPS = probe() if sys.platform.startswith("linux") else None
 pytestmark = pytest.mark.skipif(
