@@ -362,7 +362,10 @@ def test_hostile_agents_are_contained_and_recorded_while_the_ladder_goes_on(tmp_
     # (a match ends at the first forfeit: against another hostile agent, one may not get to attack)
     faults = {k: [(f, d) for f, d in v if f is not None] for k, v in by_agent.items()}
     memory = faults["hostile-memory@0"]
-    assert memory and all(f == "crash" and "MemoryError" in d for f, d in memory)
+    # its cap stops it (MemoryError at the limit); on a machine loaded far past its cores,
+    # filling 240 MiB may outlast its clock first: a timeout is then its own fault too
+    assert memory and all(f in ("crash", "timeout") for f, _ in memory), memory
+    assert any(f == "crash" and "MemoryError after" in d for f, d in memory), memory
     assert faults["hostile-spin@0"] and all(f == "timeout" for f, _ in faults["hostile-spin@0"])
     for quiet in ("fork", "network", "read", "stderr-peek", "bigfile", "random", "greedy"):
         key = quiet + "@1.0.0" if quiet in ("random", "greedy") else f"hostile-{quiet}@0"
