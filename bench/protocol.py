@@ -1,22 +1,34 @@
-"""Referee throughput over real pipes, against the round trip of a trivial echo agent.
+"""Referee throughput over real pipes, against the pipe's own limit.
 
-    python bench/protocol.py [--matches N] [--pings N]
+    python bench/protocol.py [--samples 3] [--seconds 2] [--levels 1,4,16,256] [--pings 5000]
 
-Measures, in one run: (1) the round-trip rate of ping/pong with the echo agent
-(bench/echo), the floor any decision pays; (2) decisions per second in whole matches
-between two Python random agents (agents/random) over pipes, on the same two processes,
-with the full referee path (observation, encoding, the agent's decoding and choice,
-checking, applying): first one match at a time (every decision waits for the last), then
-four matches in flight (each agent still answers one request at a time, but both agents
-and the referee work at once). Prints each rate and its ratio to the echo rate.
+Measures, in one run, ``--samples`` interleaved rounds of:
+
+- **raw echo**: round trips of one line to a minimal echo child (a few lines of Python
+  reading and writing its pipes), driven by Trio's process streams directly, no arena
+  code: the real limit of a pipe round trip on this machine;
+- **ping**: `AgentProcess.ping` round trips with the echo agent (bench/echo): the
+  arena's process layer on the same pipe;
+- **decisions**: random vs random (agents/random, capacity 16) through two
+  `AgentPool`s, one per seat, with 1, 4, 16 and 256 matches in flight (each a task
+  playing matches back to back through `play_match`), counted over a ``--seconds``
+  window after a warm-up: decisions per second, the referee's own CPU per decision
+  (``time.process_time()`` of this process over the window / decisions), and the ratio
+  to the raw echo rate.
+
+Prints the median of each figure with its spread (min..max over the samples), and the
+agent processes each pool started at each level, which must be ceil(in flight /
+capacity); the exit status is 1 if it is not.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
+import statistics
+import subprocess
 import sys
 import time
-from contextlib import AsyncExitStack
 from pathlib import Path
 
 import trio
@@ -28,68 +40,165 @@ from arena.game import get_variant  # noqa: E402
 from arena.play.referee import play_match  # noqa: E402
 from arena.protocol.codec import PROTOCOL_VERSION, Hello, TimeControl  # noqa: E402
 from arena.runtime.agents import load_manifest, resolve  # noqa: E402
+from arena.runtime.pool import AgentPool  # noqa: E402
 from arena.runtime.process import open_agent  # noqa: E402
+from arena.runtime.sandbox import Policy, Sandbox  # noqa: E402
 
 TC = TimeControl()
+VARIANT = "sixty-six"
+#: The minimal echo child: no JSON, no arena, one line in, the same line out.
+ECHO_CHILD = (
+    "import sys\n"
+    "r, w = sys.stdin.buffer.readline, sys.stdout.buffer\n"
+    "for line in iter(r, b''):\n"
+    "    w.write(line); w.flush()\n"
+)
 
 
-def hello(seed: int, variant: str = "sixty-six") -> Hello:
+def hello(seed: int) -> Hello:
     return Hello(
-        protocol=PROTOCOL_VERSION, variant=get_variant(variant).to_dict(), time_control=TC.to_dict(), seed=seed
+        protocol=PROTOCOL_VERSION, variant=get_variant(VARIANT).to_dict(), time_control=TC.to_dict(), seed=seed
     )
 
 
-async def echo_rate(pings: int) -> float:
-    async with open_agent(load_manifest(ROOT / "bench" / "echo").launch(), hello(1)) as agent:
+async def raw_echo_rate(n: int) -> float:
+    """Round trips per second of one short line to the minimal echo child."""
+    proc = await trio.lowlevel.open_process(
+        [sys.executable, "-c", ECHO_CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE
+    )
+    line = b'{"type":"ping","id":1}\n'
+    try:
+
+        async def trip() -> None:
+            await proc.stdin.send_all(line)
+            got = b""
+            while not got.endswith(b"\n"):
+                got += await proc.stdout.receive_some(65536)
+
         for _ in range(200):  # warm up
+            await trip()
+        t0 = time.perf_counter()
+        for _ in range(n):
+            await trip()
+        return n / (time.perf_counter() - t0)
+    finally:
+        await proc.stdin.aclose()
+        await proc.wait()
+
+
+async def ping_rate(n: int) -> float:
+    """`AgentProcess.ping` round trips per second with the echo agent."""
+    async with open_agent(load_manifest(ROOT / "bench" / "echo").launch(), hello(1)) as agent:
+        for _ in range(200):
             await agent.ping()
         t0 = time.perf_counter()
-        for _ in range(pings):
+        for _ in range(n):
             await agent.ping()
-        return pings / (time.perf_counter() - t0)
+        return n / (time.perf_counter() - t0)
 
 
-async def match_rate(matches: int, variant: str, in_flight: int = 1) -> tuple[float, float, int]:
-    """Play ``matches`` matches on the same two agent processes, ``in_flight`` at a time
-    (each process answers one request at a time; with several matches in flight both
-    agents and the referee can work at once)."""
+async def decision_rate(in_flight: int, seconds: float) -> tuple[float, float, list[int], int, list[str]]:
+    """(decisions/s, referee CPU us per decision, processes started per pool, capacity,
+    the codes of any forfeits)
+    with ``in_flight`` random-vs-random matches always in flight through two pools."""
     random = resolve("random")
+    variant = get_variant(VARIANT)
     decisions = 0
-    async with AsyncExitStack() as stack:
-        agents = [await stack.enter_async_context(open_agent(random.launch(), hello(s, variant))) for s in (1, 2)]
-        limiter = trio.CapacityLimiter(in_flight)
+    forfeits: list[str] = []
 
-        async def one(i: int) -> None:
-            nonlocal decisions
-            async with limiter:
-                rec = await play_match(f"bench-{i}", i, get_variant(variant), agents, TC)
-            assert rec.forfeit is None, rec.forfeit
-            decisions += sum(len(d.actions) for d in rec.deals)
+    def on_event(kind: str, data: object) -> None:
+        nonlocal decisions
+        if kind == "action":
+            decisions += 1
 
-        t0 = time.perf_counter()
-        async with trio.open_nursery() as nursery:
-            for i in range(matches):
-                nursery.start_soon(one, i)
-        dt = time.perf_counter() - t0
-    return decisions / dt, matches / dt, decisions
+    with Sandbox(Policy(enabled=False)) as sandbox:
+        async with trio.open_nursery() as procs:
+            pools = [
+                AgentPool(
+                    random, hello(seat + 1), procs, concurrency=in_flight, sandbox=sandbox, label=f"random-{seat}"
+                )
+                for seat in (0, 1)
+            ]
+
+            async def worker(w: int) -> None:
+                i = 0
+                while True:
+                    async with pools[0].lease() as a, pools[1].lease() as b:
+                        rec = await play_match(
+                            f"bench-{w}-{i}", w * 1_000_003 + i, variant, [a, b], TC, on_event=on_event
+                        )
+                    if rec.forfeit is not None:
+                        forfeits.append(rec.forfeit.code)
+                        await trio.sleep(0.1)
+                    i += 1
+
+            async with trio.open_nursery() as workers:
+                for w in range(in_flight):
+                    workers.start_soon(worker, w)
+                # Warm up: every process started and every match under way.
+                while decisions < 20 * in_flight or any(p.starting for p in pools):
+                    await trio.sleep(0.05)
+                await trio.sleep(0.3)
+                n0, c0, t0 = decisions, time.process_time(), time.perf_counter()
+                await trio.sleep(seconds)
+                n1, c1, t1 = decisions, time.process_time(), time.perf_counter()
+                workers.cancel_scope.cancel()
+            started = [p.started for p in pools]
+            capacity = pools[0].capacity
+            for p in pools:
+                p.close()
+    n = n1 - n0
+    return n / (t1 - t0), 1e6 * (c1 - c0) / n, started, capacity, forfeits
 
 
-def main() -> None:
+def spread(xs: list[float], fmt: str = ",.0f") -> str:
+    return f"{statistics.median(xs):>9{fmt}}  ({min(xs):{fmt}}..{max(xs):{fmt}})"
+
+
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--matches", type=int, default=300)
-    ap.add_argument("--pings", type=int, default=20_000)
+    ap.add_argument("--samples", type=int, default=3)
+    ap.add_argument("--seconds", type=float, default=2.0, help="measuring window per level and sample")
+    ap.add_argument("--levels", default="1,4,16,256", help="matches in flight, comma-separated")
+    ap.add_argument("--pings", type=int, default=5000)
     args = ap.parse_args()
-    echo = trio.run(echo_rate, args.pings)
-    print(f"echo agent round trips:      {echo:>9,.0f} /s  ({1e6 / echo:.0f} us each)")
-    for in_flight in (1, 4):
-        for variant in ("sixty-six", "schnapsen"):
-            dps, mps, n = trio.run(match_rate, args.matches, variant, in_flight)
-            print(
-                f"random vs random, {variant:<10} {in_flight} match{'es' * (in_flight > 1)} in flight: "
-                f"{dps:>7,.0f} decisions/s ({mps:,.1f} matches/s, {n} decisions) "
-                f"= {100 * dps / echo:.0f}% of the echo rate"
-            )
+    levels = [int(x) for x in args.levels.split(",")]
+    raw: list[float] = []
+    ping: list[float] = []
+    rate: dict[int, list[float]] = {n: [] for n in levels}
+    cpu: dict[int, list[float]] = {n: [] for n in levels}
+    started: dict[int, set[tuple[int, ...]]] = {n: set() for n in levels}
+    forfeits: dict[int, list[str]] = {n: [] for n in levels}
+    capacity = 1
+    for _ in range(args.samples):
+        raw.append(trio.run(raw_echo_rate, args.pings))
+        ping.append(trio.run(ping_rate, args.pings))
+        for n in levels:
+            dps, us, procs, capacity, lost = trio.run(decision_rate, n, args.seconds)
+            forfeits[n] += lost
+            rate[n].append(dps)
+            cpu[n].append(us)
+            started[n].add(tuple(procs))
+    echo = statistics.median(raw)
+    print(f"{args.samples} samples; median (min..max)")
+    print(f"raw echo round trips /s     {spread(raw)}   {1e6 / echo:.0f} us each")
+    print(f"AgentProcess.ping /s        {spread(ping)}   = {statistics.median(ping) / echo:.2f} of raw echo")
+    ok = True
+    for n in levels:
+        want = math.ceil(n / capacity)
+        seen = sorted(started[n])
+        good = all(s == want for procs in seen for s in procs)
+        ok &= good
+        print(
+            f"random vs random, {n:>3} in flight: {spread(rate[n])} decisions/s = "
+            f"{statistics.median(rate[n]) / echo:.2f} of raw echo; referee CPU {spread(cpu[n], '.1f')} us/decision; "
+            f"processes per agent {'/'.join(str(s) for procs in seen for s in procs)} "
+            f"(ceil({n}/{capacity}) = {want}{'' if good else ': TOO MANY'})"
+            + (f"; {len(forfeits[n])} forfeits: {', '.join(sorted(set(forfeits[n])))}" if forfeits[n] else "")
+        )
+        ok &= not forfeits[n]
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import shutil
 import sqlite3
+import struct
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -34,6 +36,21 @@ def raw(store: Path, sql: str) -> list[sqlite3.Row]:
         db.close()
 
 
+def packed(value: bytes | None) -> list[list[float | None]] | None:
+    """A stored ``latencies`` or ``cpu`` value read as docs/store.md says: a ``<BII``
+    header (width, seat 0's count, seat 1's), then microseconds, the width's largest value
+    for a missing one."""
+    if value is None:
+        return None
+    assert isinstance(value, bytes), "a version 2 store keeps latencies packed"
+    width, n0, n1 = struct.unpack_from("<BII", value)
+    code = {2: "H", 4: "I", 8: "Q"}[width]
+    us = struct.unpack_from(f"<{n0 + n1}{code}", value, 9)
+    assert len(value) == 9 + width * (n0 + n1)
+    ms = [None if u == (1 << 8 * width) - 1 else u / 1000 for u in us]
+    return [ms[:n0], ms[n0:]]
+
+
 def export(store: Path, fmt: str, out: Path) -> tuple[Path, Path]:
     p = arena("export", str(store), "--format", fmt, "-o", str(out))
     assert p.returncode == 0, p.stderr
@@ -58,7 +75,7 @@ def test_jsonl_has_lists_iso_times_unsigned_seeds_and_one_match_key(store, tmp_p
         assert "id" not in m
         s = stored[m["match_id"]]
         assert type(m["seed"]) is int and m["seed"] == s["seed"] % U64 and 0 <= m["seed"] < U64
-        assert m["latencies"] == json.loads(s["latencies"]) and m["cpu"] == json.loads(s["cpu"])
+        assert m["latencies"] == packed(s["latencies"]) and m["cpu"] == packed(s["cpu"])
         assert len(m["latencies"]) == 2 and all(isinstance(x, float) for x in m["latencies"][0])
         started = datetime.fromisoformat(m["started"])
         assert started.tzinfo == UTC and abs(started.timestamp() - s["started"]) < 1e-5
@@ -112,7 +129,7 @@ def test_csv_reads_back_with_the_documented_recipe(store, tmp_path):
     assert m["forfeit_seat"].dtype == "Int64" and m["forfeit_seat"].isna().any()  # not float64 with NaN
     assert str(m["started"].dt.tz) == "UTC"
     # lists are JSON text in CSV
-    assert [json.loads(x) for x in m["latencies"]] == [json.loads(stored[i]["latencies"]) for i in m["match_id"]]
+    assert [json.loads(x) for x in m["latencies"]] == [packed(stored[i]["latencies"]) for i in m["match_id"]]
     assert json.loads(d["actions"][0])[0].count(":") == 1
     assert d["seed"].dtype == "UInt64" and d["winner"].dtype == "Int64"
 
@@ -138,3 +155,30 @@ def test_an_empty_store_exports_typed_empty_tables(tmp_path):
 def test_export_of_a_missing_store_is_a_one_line_error(tmp_path):
     p = arena("export", str(tmp_path / "nope.sqlite"))
     assert p.returncode == 2 and p.stderr.strip() == f"arena: error: {tmp_path / 'nope.sqlite'}: no such store"
+
+
+def test_a_version_1_store_is_read_as_it_is_and_migrated_when_opened_to_write(store, tmp_path):
+    """Version 1 kept latencies as JSON text: export reads it the same, without changing
+    it; opening it to write packs them and makes it version 2."""
+    from arena.results.store import Store
+
+    old = tmp_path / "v1.sqlite"
+    shutil.copy(store, old)
+    db = sqlite3.connect(old)
+    with db:
+        for match_id, lat, cpu in db.execute("SELECT id, latencies, cpu FROM matches").fetchall():
+            db.execute("UPDATE matches SET latencies = ?, cpu = ? WHERE id = ?",
+                       (json.dumps(packed(lat)), json.dumps(packed(cpu)), match_id))  # fmt: skip
+        db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
+    db.close()
+    new_path, _ = export(store, "jsonl", tmp_path / "new")
+    old_path, _ = export(old, "jsonl", tmp_path / "old")
+    assert old_path.read_text() == new_path.read_text()
+    assert raw(old, "SELECT value FROM meta WHERE key = 'schema_version'")[0][0] == "1"  # a reader changes nothing
+    with Store(old):  # opened to write, as a resumed tournament or a merge does
+        pass
+    assert raw(old, "SELECT value FROM meta WHERE key = 'schema_version'")[0][0] == "2"
+    assert {r[0] for r in raw(old, "SELECT typeof(latencies) FROM matches")} == {"blob"}
+    assert [(r["latencies"], r["cpu"]) for r in raw(old, "SELECT latencies, cpu FROM matches ORDER BY idx")] == [
+        (r["latencies"], r["cpu"]) for r in raw(store, "SELECT latencies, cpu FROM matches ORDER BY idx")
+    ]

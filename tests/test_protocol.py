@@ -347,3 +347,18 @@ def test_sdk_player_gets_the_match_setup_and_the_whole_request(tmp_path):
     ]
     answers = [json.loads(x) for x in p.stdout.splitlines() if json.loads(x)["type"] == "action"]
     assert [a["action"] for a in answers] == [r["legal"][-1] for r in requests]
+
+
+
+def test_the_wire_stays_strict_json_whichever_library_encodes_it():
+    """orjson writes a NaN as null, cannot write an integer beyond 64 bits, and refuses a
+    number beyond a double's range: the codec refuses the first, writes the second
+    exactly, and calls the third malformed."""
+    with pytest.raises(ValueError):
+        encode(DealEnd(match_id="m", deal=1, result={"x": float("nan")}, score=[0, 0]))
+    line = encode(DealEnd(match_id="m", deal=1, result={"winner": None, "big": 2**70}, score=[0, 0]))
+    assert b'"big":1180591620717411303424' in line and line.endswith(b"}\n")
+    assert decode_referee_line(encode(Ping(id=2**64 - 1))) == Ping(id=2**64 - 1)
+    with pytest.raises(AgentProtocolError) as e:
+        decode_agent_line(b'{"type":"pong","id":1,"x":1e400}')
+    assert e.value.code == "malformed"

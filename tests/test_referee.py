@@ -252,3 +252,45 @@ def test_never_more_requests_in_flight_than_the_declared_capacity():
 
     answers = trio.run(main)
     assert len(answers) == 7 and all(rid == got for rid, (got, _) in answers.items())
+
+
+def test_one_timer_per_process_ends_each_request_at_its_own_deadline(tmp_path):
+    """A later request with a shorter budget times out at its deadline, not at the
+    earlier request's (the process has one timer, re-armed for the earliest)."""
+    (tmp_path / "agent.py").write_text(
+        "import sys\n"
+        "for line in sys.stdin:\n"
+        "    if '\"hello\"' in line:\n"
+        '        print(\'{"type":"ready","protocol":1,"name":"mute","version":"0","capacity":2}\', flush=True)\n'
+    )
+    (tmp_path / "agent.toml").write_text(
+        'name = "mute"\nversion = "0"\nlanguage = "python"\ncommand = ["{python}", "agent.py"]\n'
+    )
+
+    async def main() -> tuple[list[tuple[str, str]], float]:
+        from arena.protocol.codec import Hello, Request
+        from arena.runtime.process import AgentFault, open_agent
+
+        faults: list[tuple[str, str]] = []
+        async with open_agent(
+            resolve(str(tmp_path)).launch(), Hello(protocol=1, variant={}, time_control={}, seed=1)
+        ) as agent:
+
+            async def ask(budget_s: float) -> None:
+                req = Request(id=agent.new_id(), match_id="m", seat=0, observation={}, legal=["close"], time_left_ms=1)
+                try:
+                    await agent.request(req, budget_s)
+                except AgentFault as f:
+                    faults.append((f.code, f.detail))
+
+            t0 = trio.current_time()
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(ask, 20.0)
+                await trio.sleep(0.05)
+                nursery.start_soon(ask, 0.3)
+            return faults, trio.current_time() - t0
+
+    faults, elapsed = trio.run(main)
+    assert elapsed < 5  # not the first request's 20 s
+    assert faults[0] == ("timeout", "no answer to request 2 within 300 ms")
+    assert [code for code, _ in faults] == ["timeout", "timeout"]  # the fault ends the other request too

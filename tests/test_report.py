@@ -186,6 +186,29 @@ def test_ratings_command_table_and_json(store):
     assert arena("ratings", str(store), "--prior", "0").returncode == 2  # greedy is unbeaten: no maximum
 
 
+def test_counted_results_give_the_ratings_and_pair_scores_of_the_matches(store):
+    """`arena ratings` and the report count results in SQL (`Store.result_counts`,
+    `Store.pair_counts`, `Store.deal_counts`): the same ratings, pair scores and game points
+    per deal as reading every match, forfeits included."""
+    import pandas as pd
+
+    from arena.results.store import Store
+    from arena.stats.margins import deal_points, deal_points_counted
+    from arena.stats.rating import fit, fit_counts, pair_scores, pair_scores_counted
+
+    with Store(store, create=False) as s:
+        rows, names = s.matches(), s.config["agents"]
+        counts, pairs = s.result_counts(), s.pair_counts()
+    assert any(r["fault"] for r in rows) and sum(c["count"] for c in counts) == len(rows)
+    pd.testing.assert_frame_equal(fit_counts(counts, names).to_frame(), fit(rows, names).to_frame())
+    pd.testing.assert_frame_equal(pair_scores_counted(counts, pairs, names), pair_scores(rows, names))
+    with Store(store, create=False) as s:  # the report's game points per deal, counted in SQL too
+        deals, deal_counts = pd.DataFrame(s.deals()), s.deal_counts()
+    counted = deal_points_counted(deal_counts)
+    pd.testing.assert_frame_equal(counted, deal_points(pd.DataFrame(rows), deals), check_dtype=False)
+    assert sum(c["count"] for c in deal_counts) == len(deals)
+
+
 def test_report_is_written_next_to_the_store_by_default(store, tmp_path):
     """Like a tournament's: ``runs/rr.sqlite`` gives ``runs/rr/index.html``, whatever the working folder."""
     copy = tmp_path / "runs" / "rr.sqlite"
@@ -203,3 +226,21 @@ def test_report_is_written_next_to_the_store_by_default(store, tmp_path):
 def test_report_of_a_missing_store_is_a_one_line_error(tmp_path):
     p = arena("report", str(tmp_path / "nope.sqlite"))
     assert p.returncode == 2 and p.stderr.strip() == f"arena: error: {tmp_path / 'nope.sqlite'}: no such store"
+
+
+def test_margin_histograms_are_for_the_closest_pairings():
+    """With many agents the report draws the closest pairings only (the CSVs have all)."""
+    import pandas as pd
+
+    from arena.report.html import _closest_pairings
+
+    rows = []
+    for k in range(20):  # pairing k: a's margins average k - 10 (pairing 10 is the closest)
+        a, b = f"a{k:02d}", f"b{k:02d}"
+        for margin in (k - 11, k - 9) + ((k - 10,) if k == 13 else ()):  # 13 is played more than 7
+            rows += [{"pairing": f"{a}~{b}", "agent": a, "margin": margin},
+                     {"pairing": f"{a}~{b}", "agent": b, "margin": -margin}]  # fmt: skip
+    sides = pd.DataFrame(rows)
+    assert _closest_pairings(sides, 3) == ["a09~b09", "a10~b10", "a11~b11"]
+    assert _closest_pairings(sides, 4) == ["a08~b08", "a09~b09", "a10~b10", "a11~b11"]  # a tie: by name
+    assert _closest_pairings(sides, 6)[-1] == "a13~b13"  # a tie: the more played first (13 before 7)

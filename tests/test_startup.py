@@ -280,3 +280,62 @@ def test_a_wheel_install_finds_and_builds_the_bundled_agents(tmp_path):
     assert not (site / "arena" / "bundled" / "c-cautious" / "agent").exists()
     [built] = (tmp_path / "cache" / "sixtysix-arena" / "builds").glob("c-cautious-*/agent")
     assert os.access(built, os.X_OK)
+
+
+# -- process pools: never more processes than ceil(in flight / capacity) ---------------------
+def _lease_all(manifest_path: Path, leases: int, tmp: Path) -> tuple[list[object], object, list[str]]:
+    """Hold ``leases`` leases of one pool at once; (what each got, the pool, its logs)."""
+    from arena.protocol.codec import PROTOCOL_VERSION, Hello
+    from arena.runtime.agents import load_manifest
+    from arena.runtime.pool import AgentPool
+
+    hello = Hello(protocol=PROTOCOL_VERSION, variant={}, time_control={}, seed=1)
+    got: list[object] = []
+    withdrawn: list[object] = []
+
+    async def main() -> AgentPool:
+        with Sandbox(Policy(enabled=False)) as sandbox:
+            async with trio.open_nursery() as procs:
+                pool = AgentPool(
+                    load_manifest(manifest_path), hello, procs, concurrency=leases, sandbox=sandbox, logs=tmp,
+                    label="p", on_withdrawn=withdrawn.append,
+                )  # fmt: skip
+                all_in = trio.Event()
+
+                async def hold() -> None:
+                    async with pool.lease() as agent:
+                        got.append(agent)
+                        if len(got) == leases:
+                            all_in.set()
+                        await all_in.wait()
+
+                async with trio.open_nursery() as n:
+                    for _ in range(leases):
+                        n.start_soon(hold)
+                pool.close()
+                return pool
+
+    pool = trio.run(main)
+    assert withdrawn in ([], [pool])
+    return got, pool, sorted(p.name for p in tmp.glob("p-*.log"))
+
+
+@pytest.mark.parametrize("leases, processes", [(4, 1), (32, 2)])
+def test_a_pool_starts_no_more_processes_than_its_capacity_needs(tmp_path, leases, processes):
+    from arena.runtime.process import AgentProcess
+
+    got, pool, logs = _lease_all(BUNDLED / "random", leases, tmp_path)  # capacity 16
+    assert all(isinstance(a, AgentProcess) for a in got)
+    assert pool.capacity == 16
+    assert pool.started == processes and len({id(a) for a in got}) == processes
+    assert len(logs) == processes
+
+
+def test_a_pool_whose_first_process_fails_its_handshake_is_withdrawn_after_three_starts(tmp_path):
+    from arena.runtime.process import AgentFault
+
+    crash = ROOT / "tests" / "agents" / "broken" / "crash-at-start.toml"
+    got, pool, logs = _lease_all(crash, 32, tmp_path)
+    assert len(got) == 32 and all(isinstance(f, AgentFault) and f.code == "handshake" for f in got)
+    assert pool.withdrawn is not None and pool.failed_starts == 3
+    assert pool.started == 3 and logs == ["p-1.log", "p-2.log", "p-3.log"]  # one at a time, not one per lease

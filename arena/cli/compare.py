@@ -29,7 +29,7 @@ from ..results.store import Store
 from ..runtime.agents import build_all
 from ..runtime.sandbox import Sandbox, private
 from ..stats.sprt_plan import DEFAULT_SPLIT, SENSITIVITY_SPLITS, Plan, make_plan, plan_line, plan_text, unit
-from ..tournament.compare import DEFAULTS, MAX_NELO, Comparison, Pair, match_row
+from ..tournament.compare import COLUMNS, DEFAULTS, MAX_NELO, Comparison, Pair, match_row
 from ..tournament.runner import Finished, run_tournament
 from ..tournament.schedule import load_config
 from ..tournament.secret import bind_tournament, explicit_seed_warning
@@ -163,7 +163,7 @@ def run(args: argparse.Namespace) -> int:
         legacy = have is not None and "model" not in have and args.model == "logistic"  # before the model was kept
         store.bind_compare({k: v for k, v in settings.items() if k != "model"} if legacy else settings)
         store.bind_agents([m.row() for m in cfg.agents])
-        rows = store.matches()
+        rows = store.matches(COLUMNS)
         if rows and not args.resume:
             raise UserError(f"{cfg.store} already holds {len(rows)} matches of this comparison; add --resume")
         stored = len(rows)
@@ -226,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
                 f"{store.count()} matches in {cfg.store}, {comparison.test.pairs} pairs complete, the test "
                 f"{comparison.test.status}; resume with: {again_cmd}"
             ) from None
-        final = Comparison.from_rows(store.matches(), settings)  # what the report reads, the same way
+        final = Comparison.from_rows(store.matches(COLUMNS), settings)  # what the report reads, the same way
         unplayed = len(store.unplayed_ids())
     print(final.describe())
     if not args.no_report:

@@ -30,11 +30,20 @@ def _records(frame) -> list[dict]:
 
 def run(args: argparse.Namespace) -> int:
     from ..stats.bootstrap import bootstrap
-    from ..stats.rating import DEFAULT_PRIOR, fit, pair_scores
+    from ..stats.rating import DEFAULT_PRIOR, fit_counts, pair_scores, pair_scores_counted
 
+    # Counted in SQL (a few rows per pairing, however many matches: memory stays flat);
+    # the bootstrap alone reads the results match by match, and only their light columns.
     with Store(args.store, create=False) as store:
-        rows = store.matches()
+        counts = store.result_counts()
+        pair_counts = store.pair_counts()
+        rows = store.results() if args.bootstrap > 0 else None
         names = list((store.config or {}).get("agents", []))
+        try:
+            pairs = pair_scores_counted(counts, pair_counts, names)
+        except ValueError:  # a pairing that does not name its seats: read it match by match
+            pairs = pair_scores(rows if rows is not None else store.results(), names)
+    played = sum(c["count"] for c in counts)
     anchor, anchor_elo = None, 0.0
     if args.anchor:
         anchor, _, value = args.anchor.partition("=")
@@ -48,18 +57,17 @@ def run(args: argparse.Namespace) -> int:
     if prior < 0 or math.isnan(prior):
         raise UserError(f"--prior: must be zero or more, got {args.prior}")
     try:
-        ratings = fit(rows, names, prior=prior, anchor=anchor, anchor_elo=anchor_elo)
+        ratings = fit_counts(counts, names, prior=prior, anchor=anchor, anchor_elo=anchor_elo)
         boot = None
-        if args.bootstrap > 0 and rows:
+        if rows:
             boot = bootstrap(rows, names, reps=args.bootstrap, prior=prior, anchor=anchor, anchor_elo=anchor_elo)
     except ValueError as e:  # prior 0 and no maximum (an unbeaten agent, a split pool)
         raise UserError(f"--prior {prior:g}: {e}") from None
-    pairs = pair_scores(rows, names)
     if args.json:
         table = ratings.to_frame()
         out = {
             "store": str(args.store),
-            "matches": len(rows),
+            "matches": played,
             "reference": ratings.reference,
             "prior": ratings.prior,
             "ratings": _records(table),
@@ -69,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
             out["bootstrap"] = _records(boot.to_frame())
         print(json.dumps(out, indent=1, default=float, allow_nan=False))
         return 0
-    print(f"{args.store}: {len(rows)} matches")
+    print(f"{args.store}: {played} matches")
     print(ratings.format_table())
     if boot is not None:
         print(f"\nbootstrap over duplicate pairs ({args.bootstrap} rescaled resamples; 95% intervals elo +- 1.96 SE):")

@@ -85,9 +85,14 @@ class DealResult:
 
     def to_dict(self) -> dict:
         """JSON-ready: tuples become lists, so a JSON round trip gives back an equal dict."""
-        d = dataclasses.asdict(self)
-        d["points"], d["tricks"] = list(self.points), list(self.tricks)
-        return d
+        return {
+            "winner": self.winner,
+            "game_points": self.game_points,
+            "reason": self.reason,
+            "points": list(self.points),
+            "tricks": list(self.tricks),
+            "declarer": self.declarer,
+        }
 
 
 class State:

@@ -119,8 +119,10 @@ class Variant:
 
     # -- conversion ---------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        """Every field, JSON-ready (the form sent in the protocol's ``hello``)."""
-        return dataclasses.asdict(self)
+        """Every field, JSON-ready (the form sent in the protocol's ``hello``). Every
+        field is a scalar: a shallow copy, not `dataclasses.asdict`'s deep one (a record
+        of each match holds one)."""
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Variant:

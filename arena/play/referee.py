@@ -201,7 +201,8 @@ async def play_match(
                     )
                 state.apply_legal(parse_action(answer.action))
                 actions.append(answer.action)
-                emit("action", {"seat": seat, "action": answer.action, "state": state})
+                if on_event is not None:
+                    on_event("action", {"seat": seat, "action": answer.action, "state": state})
                 decision += 1
             decision = None
             before = list(match.score)
@@ -222,11 +223,9 @@ async def play_match(
                 )
             )
             emit("deal_end", {"deal": deal_no, "result": r, "score": list(match.score)})
+            end = DealEnd(match_id=match_id, deal=deal_no, result=r.to_dict(), score=list(match.score))
             for seat in (0, 1):
-                await procs[seat].notify(
-                    DealEnd(match_id=match_id, deal=deal_no, result=r.to_dict(), score=list(match.score)),
-                    defer=True,
-                )
+                await procs[seat].notify(end, defer=True)
         result = match.result
         for seat in (0, 1):
             await procs[seat].notify(

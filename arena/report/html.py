@@ -3,11 +3,15 @@
 Reads only the store. Charts are drawn with matplotlib's Agg backend at 200 dpi (sharp
 on high-density screens, shown at half their pixel size) and inlined into the HTML as
 data URIs (no network, no scripts); every table is also written as a CSV next to it.
+It reads what it shows, not every column: results and deals are counted in SQL, the
+matches without their latencies, the latencies a chunk at a time; so a store of a
+million matches takes seconds and a few hundred MB.
 
 The page opens with the headline (who is best, by how much over the runner-up, with its
 95% interval, and the ranking), then: the tournament, ratings with 95% intervals (table
 and chart), the head-to-head score matrix and the likelihood-of-superiority heat map, win
-margins per pairing, game points per deal, faults and latency percentiles per agent, and
+margins per pairing (histograms of the 12 closest pairings at most; the tables and CSVs
+have every pairing), game points per deal, faults and latency percentiles per agent, and
 for a comparison (``arena compare``) its verdict in the command's words
 (`arena.tournament.compare.Comparison`, so the two agree), its figures and the SPRT's log-likelihood
 ratio against its bounds.
@@ -22,8 +26,8 @@ from __future__ import annotations
 import base64
 import html
 import io
-import json
 import math
+from collections.abc import Iterable
 from pathlib import Path
 
 import matplotlib
@@ -34,9 +38,9 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.ticker import MaxNLocator, PercentFormatter  # noqa: E402
 
-from ..results.store import Store  # noqa: E402
+from ..results.store import Store, unpack_ms  # noqa: E402
 from ..stats import margins  # noqa: E402
-from ..stats.rating import Ratings, fit, los_matrix, percent  # noqa: E402
+from ..stats.rating import Ratings, fit_counts, los_matrix, percent  # noqa: E402
 
 DPI = 200  # PNGs are shown at half their pixel size: 2x for high-density screens
 CSS = """
@@ -148,19 +152,43 @@ def headline(ratings: Ratings) -> tuple[str, str]:
 # -- tables ----------------------------------------------------------------------------------
 
 
-def _latency_table(matches: pd.DataFrame) -> pd.DataFrame:
-    per_agent: dict[str, list[float]] = {}
-    for _, m in matches.iterrows():
-        lat = json.loads(m["latencies"]) if m["latencies"] else [[], []]
-        for seat in (0, 1):
-            per_agent.setdefault(m[f"seat{seat}"], []).extend(lat[seat])
+def _latency_table(chunks: Iterable[list[tuple[str, str, bytes | str | None]]]) -> pd.DataFrame:
+    """Latency percentiles per agent from the stored latencies (`Store.latency_chunks`),
+    read a chunk at a time. Each agent's are kept as counts of whole microseconds (what
+    the referee measures), so memory grows with the spread of the latencies, not with the
+    decisions; the percentiles are numpy's (linear), from the counts."""
+    seen: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+    for chunk in chunks:
+        gathered: dict[str, list[float]] = {}
+        for seat0, seat1, value in chunk:
+            lat = unpack_ms(value) or [[], []]
+            gathered.setdefault(seat0, []).extend(lat[0])
+            gathered.setdefault(seat1, []).extend(lat[1])
+        for agent, xs in gathered.items():
+            us = np.rint(np.asarray(xs, dtype=float) * 1000).astype(np.int64)
+            old_us, old_n = seen.get(agent, (np.zeros(0, np.int64), np.zeros(0, np.int64)))
+            values, where = np.unique(np.concatenate([old_us, us]), return_inverse=True)
+            weights = np.concatenate([old_n, np.ones(len(us), np.int64)])
+            seen[agent] = values, np.bincount(where, weights=weights, minlength=len(values)).astype(np.int64)
     rows = []
-    for agent, xs in sorted(per_agent.items()):
-        a = np.asarray(xs, dtype=float)
-        q = np.percentile(a, [50, 90, 99]) if len(a) else [math.nan] * 3
-        rows.append({"agent": agent, "decisions": len(a), "p50_ms": q[0], "p90_ms": q[1], "p99_ms": q[2],
-                     "max_ms": float(a.max()) if len(a) else math.nan})  # fmt: skip
+    for agent, (us, n) in sorted(seen.items()):
+        ms = us / 1000  # the very floats the referee recorded
+        total = int(n.sum())
+        q = [_percentile(ms, n, total, p) for p in (50, 90, 99)] if total else [math.nan] * 3
+        rows.append({"agent": agent, "decisions": total, "p50_ms": q[0], "p90_ms": q[1], "p99_ms": q[2],
+                     "max_ms": float(ms[-1]) if total else math.nan})  # fmt: skip
     return pd.DataFrame(rows)
+
+
+def _percentile(values: np.ndarray, counts: np.ndarray, total: int, p: float) -> float:
+    """``np.percentile`` (linear) of the sample holding each of the sorted ``values``
+    ``counts`` times (``total`` in all)."""
+    h = (total - 1) * p / 100
+    k = math.floor(h)
+    ends = np.cumsum(counts)  # the sample's rank k holds values[the first i with ends[i] > k]
+    lo = values[np.searchsorted(ends, k, side="right")]
+    hi = values[np.searchsorted(ends, min(k + 1, total - 1), side="right")]
+    return float(lo + (hi - lo) * (h - k))
 
 
 def _fault_table(matches: pd.DataFrame, names: list[str]) -> pd.DataFrame:
@@ -238,9 +266,18 @@ def _text_colour(rgba: tuple[float, ...]) -> str:
     return "black" if lum > 0.179 else "white"
 
 
+#: Agents up to which the heat maps write each cell's value (beyond, colour only: the
+#: score-matrix CSV has the figures); and the largest side of a heat map, in inches.
+HEAT_TEXT_AGENTS = 16
+HEAT_MAX_SIDE = 14.0
+#: Pairings that get a margin histogram: the closest ones (the CSVs have them all).
+HISTOGRAM_PAIRINGS = 12
+
+
 def _heat_maps(score: np.ndarray, los: np.ndarray, names: list[str]) -> plt.Figure:
     n = len(names)
-    side = 1.3 + 0.75 * n
+    side = min(1.3 + 0.75 * n, HEAT_MAX_SIDE)
+    small = n > HEAT_TEXT_AGENTS  # many agents: no cell text, small tick labels
     fig, axes = plt.subplots(1, 2, layout="constrained", figsize=(2 * side + 1.0, side))
     cmap = plt.get_cmap("RdYlGn").copy()
     cmap.set_bad("#e8e8e8")
@@ -250,13 +287,14 @@ def _heat_maps(score: np.ndarray, los: np.ndarray, names: list[str]) -> plt.Figu
         data = data.astype(float).copy()
         np.fill_diagonal(data, np.nan)
         im = ax.imshow(np.ma.masked_invalid(data), cmap=cmap, vmin=0, vmax=1)
-        ax.set_xticks(range(n), names, rotation=30, ha="right")
-        ax.set_yticks(range(n), names)
+        ax.set_xticks(range(n), names, rotation=90 if small else 30, ha="center" if small else "right",
+                      fontsize=max(3, min(10, 600 // max(n, 1))) if small else None)  # fmt: skip
+        ax.set_yticks(range(n), names, fontsize=max(3, min(10, 600 // max(n, 1))) if small else None)
         ax.set_xlabel("opponent (column)")
         if exact:  # the left panel only: both share the rows
             ax.set_ylabel("agent (row)")
         ax.set_title(title, fontsize=11)
-        for i in range(n):
+        for i in range(n if not small else 0):
             for j in range(n):
                 if i != j and not np.isnan(data[i, j]):
                     ax.text(j, i, percent(data[i, j], exact_ends=exact), ha="center", va="center", fontsize=10,
@@ -319,17 +357,50 @@ def _ratings_chart(table: pd.DataFrame) -> plt.Figure:
     return fig
 
 
+def _closest_pairings(sides: pd.DataFrame, k: int) -> list[str]:
+    """The ``k`` pairings whose mean match margin is nearest 0 (most matches first among
+    equals, then by name), in name order."""
+    first = sides[sides["agent"] == sides["pairing"].str.partition("~")[0]]
+    g = first.groupby("pairing")["margin"].agg(["mean", "size"])
+    g["closeness"] = g["mean"].abs()
+    g = g.reset_index().sort_values(["closeness", "size", "pairing"], ascending=[True, False, True], kind="stable")
+    return sorted(g["pairing"].head(k))
+
+
 # -- the report -------------------------------------------------------------------------------
+
+#: The columns of ``matches`` the report reads: everything but the per-decision latencies
+#: and CPU times (most of a row; `_latency_table` reads the latencies apart) and the words;
+#: a match is known by its place in the schedule (``idx``, as ``id``) rather than its id text.
+_COLUMNS = ("idx", "pairing", "pair_index", "game", "seat0", "seat1", "winner", "score0", "score1", "margin",
+            "forfeit_seat", "fault", "fault_deal", "deals")  # fmt: skip
+
+
+def _match_frame(store: Store) -> pd.DataFrame:
+    """The matches the report reads (`_COLUMNS`), a chunk at a time; names and fault
+    codes repeat, so each is kept once."""
+    names: dict[str, str] = {}
+    parts = []
+    for chunk in store.chunks("matches", _COLUMNS):
+        df = pd.DataFrame.from_records(chunk, columns=list(_COLUMNS))
+        for c in ("pairing", "seat0", "seat1", "fault"):
+            df[c] = [x if x is None else names.setdefault(x, x) for x in df[c]]
+        parts.append(df)
+    frame = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(_COLUMNS))
+    return frame.rename(columns={"idx": "id"})
 
 
 def build_report(store_path: Path, out: Path, *, title: str | None = None) -> Path:
     """Write ``out/index.html`` (self-contained) and its PNGs and CSVs; returns the HTML path."""
     with Store(store_path, create=False) as store:
         config = store.config or {}
-        matches = pd.DataFrame(store.matches())
-        deals = pd.DataFrame(store.deals())
+        matches = _match_frame(store)
+        results = store.result_counts()
+        deal_counts = store.deal_counts()
+        latency = _latency_table(store.latency_chunks(size=10_000))
         runs = store.runs()
         compare = store.compare_settings()
+    n_deals = sum(c["count"] for c in deal_counts)
     history, status, entries = _ladder_tables(store_path)
     out.mkdir(parents=True, exist_ok=True)
     names = list(config.get("agents", [])) or sorted(set(matches.get("seat0", [])) | set(matches.get("seat1", [])))
@@ -348,7 +419,7 @@ def build_report(store_path: Path, out: Path, *, title: str | None = None) -> Pa
         else f"{config.get('format', '?')}, {config.get('pairs', '?')} duplicate pairs per pairing"
     )
     r.p(
-        f"{len(matches):,} matches ({len(deals):,} deals, {forfeits:,} matches forfeited) of {how}, "
+        f"{len(matches):,} matches ({n_deals:,} deals, {forfeits:,} matches forfeited) of {how}, "
         f"variant {v.get('name', '?')}, {_seed_text(config)}; "
         f"time control {tc.get('move_ms', '?')} ms a move, bank {tc.get('bank_ms', '?')} "
         f"ms, {tc.get('clock', 'wall')} clock; {len(runs)} run{'s' * (len(runs) != 1)}. Store: {store_path}."
@@ -366,7 +437,7 @@ def build_report(store_path: Path, out: Path, *, title: str | None = None) -> Pa
 
     # -- ratings ------------------------------------------------------------------------------
     r.h2("Ratings", "ratings")
-    ratings = fit(matches.to_dict("records"), names)
+    ratings = fit_counts(results, names)
     first, ranking = headline(ratings)
     head.append(f'<p class="headline">{html.escape(first)}</p>')
     if ranking:
@@ -414,6 +485,7 @@ def build_report(store_path: Path, out: Path, *, title: str | None = None) -> Pa
     counts = sides.pivot_table(index="agent", columns="opponent", values="won", aggfunc="size").reindex(
         index=names, columns=names
     )
+    del sides  # two rows a match: not kept while the margins are worked out
     csv = (100 * score).rename_axis(index="agent", columns=None).reset_index()
     shown = pd.DataFrame({"Row vs column": names})
     for c in names:
@@ -448,12 +520,19 @@ def build_report(store_path: Path, out: Path, *, title: str | None = None) -> Pa
     )
     sides_played = margins.match_sides(matches)
     pairings = sorted(sides_played["pairing"].unique())
+    if len(pairings) > HISTOGRAM_PAIRINGS:
+        pairings = _closest_pairings(sides_played, HISTOGRAM_PAIRINGS)
+        r.p(
+            f"Histograms of the {HISTOGRAM_PAIRINGS} closest pairings (mean match margin nearest 0, the most played "
+            f"first among equals) of {sides_played['pairing'].nunique():,}; the CSVs above have every pairing.",
+            "note",
+        )
     if pairings:
         r.figure(_margin_histograms(sides_played, pairings), "margins", "win-margin histograms per pairing")
 
     # -- game points per deal -------------------------------------------------------------------
     r.h2("Game points per deal", "deal-points")
-    dp = margins.deal_points(matches, deals)
+    dp = margins.deal_points_counted(deal_counts)
     dp = dp.set_index("agent").reindex([a for a in table["agent"] if a in set(dp["agent"])]).reset_index()
     shown = pd.DataFrame({"Agent": dp["agent"], "Deals won": dp["deals_won"].map(str)})
     for k in (1, 2, 3):
@@ -473,7 +552,6 @@ def build_report(store_path: Path, out: Path, *, title: str | None = None) -> Pa
     r.h2("Faults and latency", "faults")
     faults = _fault_table(matches, names)
     r.table(faults, "faults", faults.rename(columns={"agent": "Agent", "forfeits": "Forfeits"}).astype(str))
-    latency = _latency_table(matches)
     shown = pd.DataFrame({
         "Agent": latency["agent"],
         "Decisions": latency["decisions"].map(lambda n: f"{n:,}"),

@@ -1,6 +1,6 @@
 """The results store: one SQLite file per tournament, the only code that knows SQL.
 
-Tables (schema version 1):
+Tables (schema version 2):
 
 - ``meta``: key/value: ``schema_version``, ``config_hash``, ``config`` (JSON), and
   ``secret``: the secret root seed of a run given no seed (`arena.tournament.secret`).
@@ -10,7 +10,9 @@ Tables (schema version 1):
 - ``matches``: one row per match, keyed by its id (a pure function of the config): the
   pairing, pair index, game in the pair, the agents in each seat, the seed, the winner
   (seat and name), the final score, the margin, the forfeit (seat, fault code, detail),
-  counts, per-seat latency and CPU statistics, timings, and the latencies themselves.
+  counts, per-seat latency and CPU statistics, timings, and the latencies themselves,
+  packed (`pack_ms`: whole microseconds as 16-, 32- or 64-bit integers, a third of
+  their JSON text's size; version 1 kept JSON text).
 - ``deals``: one row per deal: seed, dealer, winner, game points, reason, card points,
   tricks, and the action list. ``game_points`` is the deal's own worth (1, 2, 3);
   ``carried`` what a drawn hand before it added.
@@ -32,6 +34,11 @@ is not SQLite or is damaged) become a one-line `StoreError` naming the file, her
 the connection's cursors translate them wherever they show (`_errors`); a failed match
 transaction rolls back and leaves the matches before it. `Store.verify` is the end-of-run
 check: the file is still the one opened, whole, and holds every match this run wrote.
+
+A version 1 store (latencies as JSON text) is read as it is: `unpack_ms` reads both
+forms. Opening one to write (``create=True``: a resumed tournament, a merge), or writing a
+match to it (a ladder's next round), migrates it first, in one transaction: its
+latencies are packed and its version becomes 2.
 """
 
 from __future__ import annotations
@@ -39,9 +46,11 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
+import math
 import os
 import sqlite3
 import statistics
+import struct
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -50,7 +59,9 @@ from typing import Any
 from ..errors import UserError
 from ..play.referee import MatchRecord
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Versions this code opens: version 1 is read as it is, and migrated when opened to write.
+_READABLE = ("1", "2")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -69,7 +80,7 @@ CREATE TABLE IF NOT EXISTS matches (
     fault_detail TEXT, fault_deal INTEGER, deals INTEGER NOT NULL, decisions0 INTEGER NOT NULL,
     decisions1 INTEGER NOT NULL, latency_mean0 REAL, latency_mean1 REAL, latency_max0 REAL,
     latency_max1 REAL, cpu_ms0 REAL, cpu_ms1 REAL, started REAL, finished REAL,
-    latencies TEXT, cpu TEXT
+    latencies BLOB, cpu BLOB
 );
 CREATE TABLE IF NOT EXISTS deals (
     match_id TEXT NOT NULL REFERENCES matches(id), deal INTEGER NOT NULL, seed INTEGER NOT NULL,
@@ -89,6 +100,61 @@ TIMING_COLUMNS = (
     "run_id", "latency_mean0", "latency_mean1", "latency_max0", "latency_max1", "cpu_ms0", "cpu_ms1",
     "started", "finished", "latencies", "cpu",
 )  # fmt: skip
+
+
+# -- packed latencies ----------------------------------------------------------------------------
+#
+# ``matches.latencies`` and ``matches.cpu`` hold ``[[seat 0's ms per decision], [seat 1's]]``.
+# The referee measures them to the microsecond (ms rounded to 3 decimals), so they are kept
+# as whole microseconds: a header ``<BII`` (the width of a value in bytes, 2, 4 or 8, and
+# the two seats' counts), then every value little-endian unsigned, seat 0's first; the
+# largest value of the width stands for a missing one (CPU time not measured). The width
+# is the smallest that holds the largest value. A list that does not fit (a negative or
+# non-finite value, more than 3 decimals) is kept as JSON text, version 1's form.
+_HEADER = struct.Struct("<BII")
+_WIDTHS = {2: "H", 4: "I", 8: "Q"}
+
+
+def pack_ms(lists: Sequence[Sequence[float | None]]) -> bytes | str:
+    """Two seats' lists of milliseconds (None: missing) as the store keeps them: packed
+    microseconds, or JSON text for values that do not fit (see above)."""
+    us: list[int | None] = []
+    for x in (*lists[0], *lists[1]):
+        if x is None:
+            us.append(None)
+            continue
+        if not (isinstance(x, int | float) and math.isfinite(x) and x >= 0):
+            return json.dumps([list(lists[0]), list(lists[1])])
+        u = round(x * 1000)
+        if u / 1000 != x:
+            return json.dumps([list(lists[0]), list(lists[1])])
+        us.append(u)
+    top = max((u for u in us if u is not None), default=0)
+    width = next((w for w in (2, 4, 8) if top < (1 << (8 * w)) - 1), None)
+    if width is None:
+        return json.dumps([list(lists[0]), list(lists[1])])
+    missing = (1 << (8 * width)) - 1
+    values = [missing if u is None else u for u in us]
+    return _HEADER.pack(width, len(lists[0]), len(lists[1])) + struct.pack(f"<{len(values)}{_WIDTHS[width]}", *values)
+
+
+def unpack_ms(value: bytes | str | None) -> list[list[float | None]] | None:
+    """The two seats' lists of milliseconds from a stored ``latencies`` or ``cpu`` value:
+    packed (version 2) or JSON text (version 1, or values that do not pack); None stays None."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return json.loads(value)
+    width, n0, n1 = _HEADER.unpack_from(value)
+    values = struct.unpack_from(f"<{n0 + n1}{_WIDTHS[width]}", value, _HEADER.size)
+    missing = (1 << (8 * width)) - 1
+    ms = [None if u == missing else u / 1000 for u in values]
+    return [ms[:n0], ms[n0:]]
+
+
+def _repack(value: bytes | str | None) -> bytes | str | None:
+    """A stored value in this version's form (for a migration or a merge)."""
+    return value if value is None or isinstance(value, bytes) else pack_ms(json.loads(value))
 
 
 class StoreError(UserError):
@@ -251,8 +317,34 @@ class Store:
             if not create:
                 raise StoreError(f"{self.path}: not a results store (no schema version)")
             self._set_meta("schema_version", str(SCHEMA_VERSION))
-        elif version != str(SCHEMA_VERSION):
-            raise StoreError(f"{self.path}: store schema version {version}; this arena reads version {SCHEMA_VERSION}")
+        elif version not in _READABLE:
+            self.db.close()
+            raise StoreError(
+                f"{self.path}: store schema version {version}; this arena reads versions {', '.join(_READABLE)}"
+            )
+        #: The store's schema version, as text; a version 1 store is migrated when opened
+        #: to write (``create``) or written to (`write_match`), whichever comes first.
+        self.version = version or str(SCHEMA_VERSION)
+        if self.version != str(SCHEMA_VERSION) and create:
+            self._migrate()
+
+    def _migrate(self) -> None:
+        """Bring a version 1 store to this version, in one transaction: pack its latencies
+        and CPU times (`pack_ms`)."""
+        self.db.create_function("repack", 1, _repack, deterministic=True)
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute(
+                "UPDATE matches SET latencies = repack(latencies), cpu = repack(cpu) "
+                "WHERE typeof(latencies) = 'text' OR typeof(cpu) = 'text'"
+            )
+            self._set_meta("schema_version", str(SCHEMA_VERSION))
+            self.db.execute("COMMIT")
+        except BaseException:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise
+        self.version = str(SCHEMA_VERSION)
 
     def __enter__(self) -> Store:
         return self
@@ -440,6 +532,8 @@ class Store:
     ) -> None:
         """Write one match and its deals atomically. A match of that id already stored
         is replaced if it was lost before play (`unplayed_ids`), else refused."""
+        if self.version != str(SCHEMA_VERSION):  # a version 1 store opened to read, and now written
+            self._migrate()
         r = record
         f = r.forfeit
 
@@ -457,7 +551,7 @@ class Store:
             f.seat if f else None, f.code if f else None, f.detail if f else None, f.deal if f else None,
             len(r.deals), len(r.latency_ms[0]), len(r.latency_ms[1]),
             lat(0, statistics.fmean), lat(1, statistics.fmean), lat(0, max), lat(1, max), cpu[0], cpu[1],
-            started, finished, json.dumps(r.latency_ms), json.dumps(r.cpu_ms),
+            started, finished, pack_ms(r.latency_ms), pack_ms(r.cpu_ms),
         )  # fmt: skip
         deals = [
             (match_id, k, _u64(d.seed), d.dealer, d.winner, d.game_points, d.carried, d.reason, d.points[0],
@@ -486,17 +580,87 @@ class Store:
         names = [d[0] for d in cur.description]
         return [dict(zip(names, row, strict=True)) for row in cur]
 
-    def matches(self) -> list[dict[str, Any]]:
-        """Every match row, in schedule order (seeds as unsigned integers)."""
+    def matches(self, columns: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Every match row, in schedule order (seeds as unsigned integers; ``latencies``
+        and ``cpu`` as stored: `unpack_ms` reads them); only ``columns`` if given, for a
+        reader that does not need the latencies (most of a row)."""
+        if columns is not None:  # seeds unsigned already
+            names = list(columns)
+            return [dict(zip(names, r, strict=True)) for chunk in self.chunks("matches", names) for r in chunk]
         rows = self._rows("SELECT * FROM matches ORDER BY idx")
         for r in rows:
             r["seed"] = _from_u64(r["seed"])
         return rows
 
     def results(self) -> list[dict[str, Any]]:
-        """Who played whom and who won (``seat0``, ``seat1``, ``winner``): what a rating
-        fit needs, without the heavy columns of `matches`."""
-        return self._rows("SELECT seat0, seat1, winner FROM matches ORDER BY idx")
+        """Who played whom and who won (``seat0``, ``seat1``, ``winner``), with the
+        ``pairing`` and ``pair_index``: what a rating fit or a bootstrap over duplicate
+        pairs needs, without the heavy columns of `matches`."""
+        return self._rows("SELECT seat0, seat1, winner, pairing, pair_index FROM matches ORDER BY idx")
+
+    def result_counts(self) -> list[dict[str, Any]]:
+        """How many matches ended each way: rows of ``seat0``, ``seat1``, ``pairing``,
+        ``winner`` (NULL: no result) and ``count``, a few per pairing however many matches
+        are stored (for `arena.stats.rating.fit_counts`)."""
+        return self._rows(
+            "SELECT seat0, seat1, pairing, winner, count(*) AS count FROM matches "
+            "GROUP BY seat0, seat1, pairing, winner ORDER BY pairing, seat0, winner"
+        )
+
+    def pair_counts(self) -> list[dict[str, Any]]:
+        """How the duplicate pairs of each pairing ``a~b`` came out: rows of ``pairing``,
+        ``games`` (the pair's matches stored), ``no_result`` (of them, those without a
+        result), ``a_wins`` (those a, the first agent of the pairing, won) and ``count``
+        (how many pairs came out so); for `arena.stats.rating.pair_scores_counted`."""
+        return self._rows(
+            "SELECT pairing, games, no_result, a_wins, count(*) AS count FROM ("
+            " SELECT pairing, count(*) AS games, sum(winner IS NULL) AS no_result,"
+            " sum(coalesce(CASE winner WHEN 0 THEN seat0 WHEN 1 THEN seat1 END"
+            " = substr(pairing, 1, instr(pairing, '~') - 1), 0)) AS a_wins"
+            " FROM matches GROUP BY pairing, pair_index"
+            ") GROUP BY pairing, games, no_result, a_wins ORDER BY pairing, games, no_result, a_wins"
+        )
+
+    def chunks(
+        self, table: str, columns: Sequence[str] | None = None, size: int = 50_000
+    ) -> Iterator[list[tuple[Any, ...]]]:
+        """The ``matches`` or ``deals`` table's ``columns`` (default: all, in order) in the
+        order of `matches` and `deals` (seeds as unsigned integers), as lists of at most
+        ``size`` tuples: for a reader that keeps only what it needs, or one chunk at a time
+        (the report leaves out the latencies, the bulk of a row; an export streams)."""
+        known = [name for name, _, _ in self.columns(table)]
+        columns = list(known if columns is None else columns)
+        if table not in ("matches", "deals") or any(c not in known for c in columns):
+            raise ValueError(f"cannot read {columns} of {table!r} in chunks")
+        if table == "matches":
+            cur = self.db.execute(f"SELECT {', '.join(columns)} FROM matches ORDER BY idx")
+        else:
+            cur = self.db.execute(
+                f"SELECT {', '.join('d.' + c for c in columns)} FROM deals d JOIN matches m ON m.id = d.match_id "
+                "ORDER BY m.idx, d.deal"
+            )
+        seed = columns.index("seed") if "seed" in columns else None
+        while chunk := cur.fetchmany(size):
+            if seed is not None:
+                chunk = [(*r[:seed], _from_u64(r[seed]), *r[seed + 1 :]) for r in chunk]
+            yield chunk
+
+    def latency_chunks(self, size: int = 50_000) -> Iterator[list[tuple[str, str, bytes | str | None]]]:
+        """Every match's ``seat0``, ``seat1`` and ``latencies`` as stored (`unpack_ms` reads
+        them), in lists of at most ``size``."""
+        cur = self.db.execute("SELECT seat0, seat1, latencies FROM matches")
+        while chunk := cur.fetchmany(size):
+            yield chunk
+
+    def deal_counts(self) -> list[dict[str, Any]]:
+        """How many deals ended each way: rows of ``seat0``, ``seat1`` (the match's),
+        ``winner`` (the deal's seat; NULL for a drawn hand), ``game_points`` and ``count``
+        (for `arena.stats.margins.deal_points_counted`)."""
+        return self._rows(
+            "SELECT m.seat0, m.seat1, d.winner, d.game_points, count(*) AS count FROM deals d "
+            "JOIN matches m ON m.id = d.match_id GROUP BY m.seat0, m.seat1, d.winner, d.game_points "
+            "ORDER BY m.seat0, m.seat1, d.winner, d.game_points"
+        )
 
     def deals(self) -> list[dict[str, Any]]:
         rows = self._rows("SELECT d.* FROM deals d JOIN matches m ON m.id = d.match_id ORDER BY m.idx, d.deal")
@@ -545,7 +709,7 @@ class Store:
                     if a != b:
                         raise StoreError(f"{other.path}: match {m['id']} differs from the one in {self.path}")
                     continue
-                m = dict(m, seed=_u64(m["seed"]), run_id=None)
+                m = dict(m, seed=_u64(m["seed"]), run_id=None, latencies=_repack(m["latencies"]), cpu=_repack(m["cpu"]))
                 self.db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * len(m))})", tuple(m.values()))
                 _, deals = other.match(m["id"])
                 self.db.executemany(

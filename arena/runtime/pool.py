@@ -2,12 +2,17 @@
 
 One `AgentPool` per agent. A match leases one process per seat for its whole length; a
 process serves up to its declared capacity of matches at once (each match has at most
-one request outstanding per seat, so the referee never exceeds the capacity). A pool
-starts a new process only when every process it has is busy and it is below its limit
-(enough processes for ``concurrency`` matches at the agent's capacity), so two thousand
-matches in flight against agents of capacity 1000 need four processes, not four
-thousand. A process that faulted (crash, timeout, ...) is retired as soon as its
-matches release it, and the next lease starts a fresh one.
+one request outstanding per seat, so the referee never exceeds the capacity). A lease
+goes to the least loaded process with room; a pool starts a new process only when no
+process has room and none being started will have room for the leases waiting on it,
+so an agent never has more than ceil(matches in flight / capacity) processes (agents
+of capacity 16 at 32 matches in flight: two; at 2000, against agents of capacity 1000:
+two, not two thousand). The capacity is only known from a process's ``ready``: until
+the first handshake of the pool's life has succeeded, one process starts at a time and
+the other leases wait for it (a run's opening burst would otherwise start one process
+per match). ``concurrency`` bounds the processes too (ceil(concurrency / capacity)). A
+process that faulted (crash, timeout, ...) is retired as soon as its matches release
+it, and the next lease that finds no room starts a fresh one.
 
 An agent that cannot be started (its program is missing, it exits or says nothing
 before ``ready``) is not started again and again: after `MAX_START_FAILURES` failed
@@ -74,6 +79,8 @@ class AgentPool:
         self.starting = 0
         self.started = 0  # processes started over the pool's life
         self.capacity = 1  # learnt from the first ready
+        self.known = False  # whether a handshake has told the capacity
+        self._queued = 0  # leases waiting for a process being started
         self.closed = False
         self._changed = trio.Event()
         self.failed_starts = 0  # in a row: a start that reaches ready sets it back to 0
@@ -101,10 +108,19 @@ class AgentPool:
             for s in list(self.slots):  # a process that died between matches
                 if s.agent.fault is not None and s.in_use == 0:
                     self._retire(s)
-            live = [s for s in self.slots if s.agent.fault is None and s.in_use < s.agent.capacity]
-            idle = [s for s in live if s.in_use == 0]
-            if idle:
-                slot = idle[0]
+            live = [s for s in self.slots if s.agent.fault is None]
+            room = [s for s in live if s.in_use < s.agent.capacity]
+            if room:
+                slot = min(room, key=lambda s: s.in_use)
+            elif self.starting and (not self.known or self.starting + self._queued < self.starting * self.capacity):
+                # A process being started will take this lease (or, before the first
+                # handshake, tell the capacity): wait for it rather than start another.
+                self._queued += 1
+                try:
+                    await self._changed.wait()
+                finally:
+                    self._queued -= 1
+                continue
             elif len(self.slots) + self.starting < self._limit():
                 got = await self._start()
                 if isinstance(got, AgentFault):
@@ -115,6 +131,7 @@ class AgentPool:
                     return
                 self.failed_starts = 0
                 slot = got
+                slot.in_use -= 1  # held for this lease since it joined the pool (below)
             elif live:
                 slot = min(live, key=lambda s: s.in_use)
             else:
@@ -146,8 +163,9 @@ class AgentPool:
         try:
             with self.sandbox.launch(self.manifest) as launch:
                 async with open_agent(launch, self.hello, log_path=log) as agent:
-                    slot = _Slot(agent)
+                    slot = _Slot(agent, in_use=1)  # its starter's: no waiting lease takes its room first
                     self.capacity = agent.capacity
+                    self.known = True
                     self.slots.append(slot)
                     task_status.started(slot)
                     await slot.retire.wait()

@@ -15,11 +15,16 @@ where Linux gives it (``/proc/<pid>/schedstat``) the CPU time the agent's main t
 used meanwhile is measured too. With ``clock = "cpu"`` the budget is charged in CPU time
 instead, with a wall-clock backstop, because wall-clock timeouts are unfair on a loaded
 host. CPU times are only attributed while one request is outstanding.
+
+Deadlines. A process has one timer (`AgentProcess._watch_deadlines`), armed for the
+earliest deadline of its outstanding requests, rather than a cancel scope per request;
+the stdout reader wakes the task waiting for an answer directly (`_Pending.finish`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import signal
 import subprocess
@@ -83,9 +88,34 @@ class Launch:
 
 @dataclasses.dataclass(slots=True)
 class _Pending:
+    """One outstanding request or ping. Whoever ends it (the stdout reader with the
+    answer, a fault, the deadline watcher) calls `finish`, which wakes the task parked on
+    it directly: no event object, no cancel scope per request."""
+
     kind: type  # Answer for a decision request, Pong for a ping
-    event: trio.Event = dataclasses.field(default_factory=trio.Event)
+    deadline: float  # trio time after which the deadline watcher ends it unanswered
     answer: Answer | Pong | None = None
+    done: bool = False
+    task: trio.lowlevel.Task | None = None  # the task parked on it, while it is
+
+    def finish(self) -> None:
+        self.done = True
+        task, self.task = self.task, None
+        if task is not None:
+            trio.lowlevel.reschedule(task)
+
+
+async def _park(slot: _Pending) -> None:
+    """Wait until ``slot`` is finished, or the caller's scope is cancelled."""
+    if slot.done:
+        return
+    slot.task = trio.lowlevel.current_task()
+
+    def abort(_: object) -> trio.lowlevel.Abort:
+        slot.task = None
+        return trio.lowlevel.Abort.SUCCEEDED
+
+    await trio.lowlevel.wait_task_rescheduled(abort)
 
 
 def _children(pid: int) -> list[int]:
@@ -176,6 +206,10 @@ class AgentProcess:
         self._stderr_tail = bytearray()
         self._stderr_bytes = 0
         self._pending: dict[int, _Pending] = {}
+        #: The one deadline of the process: the earliest of its pending requests' (or
+        #: later, when that one was answered), watched by `_watch_deadlines`.
+        self._wake_at = math.inf
+        self._watch: trio.CancelScope | None = None
         self._next_id = 1
         self._ready_event = trio.Event()
         self._send_lock = trio.StrictFIFOLock()
@@ -243,20 +277,21 @@ class AgentProcess:
         try:
             self._check()
             data = encode(msg)  # before the clock starts: the agent is not charged for it
-            slot = self._pending[msg.id] = _Pending(Answer)
-            alone = len(self._pending) == 1
+            alone = not self._pending
             # The agent's CPU counter as it stood when it sent its last answer: it has
             # been waiting for input since (lifecycle lines aside), so one read per
             # decision suffices. None while other requests overlap this one.
             cpu0 = (self._cpu_mark if self._cpu_mark is not None else _cpu_ns(self._cpu_fd)) if alone else None
+            charge_cpu = cpu_clock and cpu0 is not None
             t0 = trio.current_time()
+            # Charging CPU time, the wall clock is only a backstop for an agent that sleeps.
+            slot = self._add(msg.id, Answer, t0 + (max(10 * budget_s, budget_s + 10.0) if charge_cpu else budget_s))
             try:
-                if cpu_clock and cpu0 is not None:
-                    await self._wait_cpu(data, slot, budget_s, cpu0)
-                else:
-                    with trio.move_on_after(budget_s):
-                        await self._send(data)
-                        await slot.event.wait()
+                if await self._send(data, slot.deadline):
+                    if charge_cpu:
+                        await self._wait_cpu(slot, budget_s, cpu0)
+                    else:
+                        await _park(slot)
                 latency = trio.current_time() - t0
                 cpu1 = self._cpu_mark = _cpu_ns(self._cpu_fd) if len(self._pending) == 1 else None
             finally:
@@ -269,16 +304,40 @@ class AgentProcess:
         finally:
             self._slots.release()
 
-    async def _wait_cpu(self, data: bytes, slot: _Pending, budget_s: float, cpu0: int) -> None:
-        # Charge CPU time; a wall-clock backstop catches an agent that sleeps forever.
-        with trio.move_on_after(max(10 * budget_s, budget_s + 10.0)):
-            await self._send(data)
-            while not slot.event.is_set():
-                with trio.move_on_after(min(0.02, budget_s)):
-                    await slot.event.wait()
-                cpu = _cpu_ns(self._cpu_fd)
-                if cpu is not None and (cpu - cpu0) / 1e9 > budget_s and not slot.event.is_set():
-                    return
+    async def _wait_cpu(self, slot: _Pending, budget_s: float, cpu0: int) -> None:
+        # Charge CPU time: look at the agent's CPU counter every 20 ms until it answers,
+        # runs over its budget, or reaches the wall-clock backstop (the slot's deadline).
+        while not slot.done:
+            with trio.move_on_after(min(0.02, budget_s)):
+                await _park(slot)
+            cpu = _cpu_ns(self._cpu_fd)
+            if cpu is not None and (cpu - cpu0) / 1e9 > budget_s and not slot.done:
+                return
+
+    def _add(self, rid: int, kind: type, deadline: float) -> _Pending:
+        slot = self._pending[rid] = _Pending(kind, deadline)
+        if deadline < self._wake_at:
+            self._wake_at = deadline
+            if self._watch is not None:
+                self._watch.deadline = deadline
+        return slot
+
+    async def _watch_deadlines(self) -> None:
+        """The process's one timer: at the earliest deadline of its pending requests, end
+        those past theirs (unanswered: their tasks raise the timeout) and sleep until the
+        next. A request whose deadline is not the earliest costs the timer nothing."""
+        while True:
+            with trio.CancelScope(deadline=self._wake_at) as self._watch:
+                await trio.sleep_forever()
+            now = trio.current_time()
+            self._wake_at = math.inf
+            for slot in list(self._pending.values()):
+                if slot.done:
+                    continue
+                if slot.deadline <= now:
+                    slot.finish()
+                elif slot.deadline < self._wake_at:
+                    self._wake_at = slot.deadline
 
     async def notify(self, msg: RefereeMessage, timeout_s: float = 5.0, *, defer: bool = False) -> None:
         """Send a message that needs no answer (match/deal start and end).
@@ -290,21 +349,18 @@ class AgentProcess:
         if defer:
             self._outbox.append(encode(msg))
             return
-        with trio.move_on_after(timeout_s) as cs:
-            await self._send(encode(msg))
-        if cs.cancelled_caught:
+        if not await self._send(encode(msg), trio.current_time() + timeout_s):
             self._timed_out(f"agent did not read its input for {timeout_s:.0f} s")
 
     async def ping(self, timeout_s: float = 5.0) -> float:
         """Round-trip a ping; returns the latency in seconds."""
         self._check()
         rid = self.new_id()
-        slot = self._pending[rid] = _Pending(Pong)
         t0 = trio.current_time()
+        slot = self._add(rid, Pong, t0 + timeout_s)
         try:
-            with trio.move_on_after(timeout_s):
-                await self._send(encode(Ping(id=rid)))
-                await slot.event.wait()
+            if await self._send(encode(Ping(id=rid)), slot.deadline):
+                await _park(slot)
         finally:
             self._pending.pop(rid, None)
         if slot.answer is None:
@@ -330,23 +386,47 @@ class AgentProcess:
             detail = f"{detail}; stderr ends: {tail}"
         self.fault = AgentFault(code, detail)
         self._ready_event.set()
-        for slot in self._pending.values():
-            slot.event.set()
+        for slot in list(self._pending.values()):
+            slot.finish()
 
-    async def _send(self, data: bytes) -> None:
+    async def _send(self, data: bytes, deadline: float = math.inf) -> bool:
+        """Write ``data`` (after any deferred lines); False if ``deadline`` (trio time)
+        passed first. Only a write that has to wait (a full pipe, another writer) sets
+        up a cancel scope."""
         if self._outbox:
             data = b"".join(self._outbox) + data
             self._outbox.clear()
         if self.transcript is not None:
             self.transcript.extend(("to-agent", line) for line in data.rstrip(b"\n").split(b"\n"))
-        await _acquire(self._send_lock)
+        if not self._send_lock.locked():
+            # The common case: the pipe takes it all at once, with no await, so no other
+            # writer can come between; the lock is for a write that has to wait.
+            try:
+                sent = os.write(self.proc.stdin.fileno(), data)
+            except BlockingIOError:
+                sent = 0
+            except OSError:
+                sent = -1
+            if sent == len(data):
+                return True
+            if sent < 0:
+                self._set_fault("crash", "its stdin is closed (the process exited?)")
+                self._check()
+            data = data[sent:]
         try:
-            await _write(self.proc.stdin, data)
+            await _acquire(self._send_lock, deadline)
+        except trio.TooSlowError:
+            return False
+        try:
+            await _write(self.proc.stdin, data, deadline)
+        except trio.TooSlowError:
+            return False
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             self._set_fault("crash", "its stdin is closed (the process exited?)")
             self._check()
         finally:
             self._send_lock.release()
+        return True
 
     def _on_line(self, line: bytes) -> None:
         if self.transcript is not None:
@@ -368,12 +448,14 @@ class AgentProcess:
             self._set_fault("malformed", "a second ready message")
             return
         slot = self._pending.get(msg.id)
+        if slot is not None and slot.done and slot.answer is None:
+            return  # past its deadline a moment ago: its task is about to record the timeout
         if slot is None or slot.answer is not None or not isinstance(msg, slot.kind):
             what = "request" if isinstance(msg, Answer) else "ping"
             self._set_fault("unknown-id", f"{msg.type} message for id {msg.id}, which is not an outstanding {what}")
             return
         slot.answer = msg
-        slot.event.set()
+        slot.finish()
 
     async def _read_stdout(self) -> None:
         splitter = LineSplitter(MAX_AGENT_LINE)
@@ -515,7 +597,8 @@ class AgentProcess:
 # Trio's pipe streams checkpoint before every read and write, and read before waiting,
 # which costs a pass of the scheduler and a system call each; a decision needs only a
 # write, a wait and a read. These two do just that on the streams' non-blocking fds.
-async def _write(stream: trio.lowlevel.FdStream, data: bytes) -> None:
+async def _write(stream: trio.lowlevel.FdStream, data: bytes, deadline: float = math.inf) -> None:
+    """Raises `trio.TooSlowError` if the pipe stays full until ``deadline`` (trio time)."""
     fd = stream.fileno()
     with memoryview(data) as view:
         sent = 0
@@ -523,7 +606,10 @@ async def _write(stream: trio.lowlevel.FdStream, data: bytes) -> None:
             try:
                 sent += os.write(fd, view[sent:])
             except BlockingIOError:
-                await trio.lowlevel.wait_writable(fd)
+                with trio.CancelScope(deadline=deadline) as cs:
+                    await trio.lowlevel.wait_writable(fd)
+                if cs.cancelled_caught:
+                    raise trio.TooSlowError from None
             except OSError as e:  # EPIPE: the agent closed its stdin; EBADF: we closed it
                 raise trio.BrokenResourceError(str(e)) from None
 
@@ -539,13 +625,17 @@ async def _read(stream: trio.lowlevel.FdStream) -> bytes:
         raise trio.BrokenResourceError(str(e)) from None
 
 
-async def _acquire(lock: trio.StrictFIFOLock | trio.Semaphore) -> None:
-    """Take a lock or a semaphore. The common, uncontended case skips the scheduler round
-    trip of ``acquire()``: what follows is a write to a pipe, itself a checkpoint."""
+async def _acquire(lock: trio.StrictFIFOLock | trio.Semaphore, deadline: float = math.inf) -> None:
+    """Take a lock or a semaphore (`trio.TooSlowError` at ``deadline``). The common,
+    uncontended case skips the scheduler round trip of ``acquire()`` and the cancel scope:
+    what follows is a write to a pipe and a wait for the answer."""
     try:
         lock.acquire_nowait()
     except trio.WouldBlock:
-        await lock.acquire()
+        with trio.CancelScope(deadline=deadline) as cs:
+            await lock.acquire()
+        if cs.cancelled_caught:
+            raise trio.TooSlowError from None
 
 
 def _signal_group(pgid: int, sig: int) -> bool:
@@ -643,6 +733,7 @@ async def open_agent(
             nursery.start_soon(agent._read_stdout)
             nursery.start_soon(agent._drain_stderr)
             nursery.start_soon(agent._watch_exit)
+            nursery.start_soon(agent._watch_deadlines)
             try:
                 await agent._handshake(hello, handshake_timeout_s)
                 yield agent

@@ -16,6 +16,8 @@ DataFrames.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -122,3 +124,25 @@ def deal_points(matches: pd.DataFrame, deals: pd.DataFrame) -> pd.DataFrame:
     for k in (1, 2, 3):
         out[f"share_{k}"] = out[f"won_{k}"] / out["deals_won"].where(out["deals_won"] > 0)
     return out.reset_index(drop=True)
+
+
+def deal_points_counted(counts: Iterable[Mapping[str, Any]]) -> pd.DataFrame:
+    """`deal_points` from counted deals: rows of ``seat0``, ``seat1``, ``winner``,
+    ``game_points`` and ``count`` (how many deals ended so: `Store.deal_counts`)."""
+    columns = ["agent", "deals_won", "won_1", "won_2", "won_3", "share_1", "share_2", "share_3"]
+    won: dict[str, dict[int, int]] = {}
+    for r in counts:
+        if r["winner"] is None:
+            continue
+        agent = r["seat0"] if int(r["winner"]) == 0 else r["seat1"]
+        won.setdefault(agent, {1: 0, 2: 0, 3: 0})[int(r["game_points"])] += int(r["count"])
+    if not won:
+        return pd.DataFrame(columns=columns)
+    agents = sorted(won)
+    out = pd.DataFrame({"agent": agents})
+    for k in (1, 2, 3):
+        out[f"won_{k}"] = np.array([won[a][k] for a in agents], dtype=np.int64)
+    out["deals_won"] = out[["won_1", "won_2", "won_3"]].sum(axis=1)
+    for k in (1, 2, 3):
+        out[f"share_{k}"] = out[f"won_{k}"] / out["deals_won"].where(out["deals_won"] > 0)
+    return out

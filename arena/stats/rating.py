@@ -201,6 +201,27 @@ def aggregate(rows: Iterable[Row], names: Sequence[str] = ()) -> tuple[np.ndarra
     return aggregate_indices(winners, losers, len(allnames)), allnames
 
 
+def aggregate_counts(rows: Iterable[Row], names: Sequence[str] = ()) -> tuple[np.ndarray, list[str]]:
+    """The wins matrix from counted results: rows with ``seat0``, ``seat1``, ``winner``
+    and ``count``, how many matches ended that way (what `Store.result_counts` gives, one
+    row per outcome instead of one per match); the same matrix `aggregate` makes of the
+    matches themselves."""
+    rows = list(rows)
+    allnames = all_names(rows, names)
+    index = {name: k for k, name in enumerate(allnames)}
+    won, lost, n = [], [], []
+    for r in rows:
+        s = winner_index(r["winner"])
+        if s is not None:
+            seats = (r["seat0"], r["seat1"])
+            won.append(index[seats[s]])
+            lost.append(index[seats[1 - s]])
+            n.append(int(r["count"]))
+    W = aggregate_indices(np.array(won, dtype=np.int64), np.array(lost, dtype=np.int64), len(allnames),
+                          weights=np.array(n, dtype=float))  # fmt: skip
+    return np.rint(W).astype(np.int64), allnames
+
+
 # -- the fit -----------------------------------------------------------------------------------
 
 
@@ -701,6 +722,24 @@ def fit(
     )
 
 
+def fit_counts(
+    rows: Iterable[Row],
+    names: Sequence[str] = (),
+    *,
+    prior: float = DEFAULT_PRIOR,
+    anchor: str | None = None,
+    anchor_elo: float = 0.0,
+    min_games: int = DEFAULT_MIN_GAMES,
+    max_se: float = DEFAULT_MAX_SE,
+) -> Ratings:
+    """`fit` of counted results (see `aggregate_counts`): the same ratings, from a few rows
+    per pairing instead of one per match."""
+    W, allnames = aggregate_counts(rows, names)
+    return fit_matrix(
+        W, allnames, prior=prior, anchor=anchor, anchor_elo=anchor_elo, min_games=min_games, max_se=max_se
+    )
+
+
 # -- likelihood of superiority -----------------------------------------------------------------
 
 
@@ -767,6 +806,59 @@ def pair_scores(rows: Iterable[Row], names: Sequence[str] = ()) -> pd.DataFrame:
             t[("pairs_0", "pairs_half", "pairs_1")[sum(results)]] += 1
         else:
             t["incomplete_pairs"] += 1
+    cols = ["pairing", "a", "b", "matches", "a_wins", "b_wins", "no_result", "a_score", "pairs", "pairs_0",
+            "pairs_half", "pairs_1", "a_pair_score", "incomplete_pairs"]  # fmt: skip
+    out = []
+    for t in table.values():
+        decided_n = t["a_wins"] + t["b_wins"]
+        t["a_score"] = t["a_wins"] / decided_n if decided_n else math.nan
+        t["a_pair_score"] = (t["pairs_half"] * 0.5 + t["pairs_1"]) / t["pairs"] if t["pairs"] else math.nan
+        out.append(t)
+    out.sort(key=lambda t: (order[t["a"]], order[t["b"]], t["pairing"]))
+    return pd.DataFrame(out, columns=cols)
+
+
+def pair_scores_counted(counts: Iterable[Row], pairs: Iterable[Row], names: Sequence[str] = ()) -> pd.DataFrame:
+    """`pair_scores` from counted results, for a store whose pairings name their seats
+    (``a~b`` with a and b the two agents, as every store's do):
+
+    - ``counts``: rows of ``seat0``, ``seat1``, ``pairing``, ``winner``, ``count`` (how many
+      matches ended so: `Store.result_counts`);
+    - ``pairs``: rows of ``pairing``, ``games`` (matches of a duplicate pair stored),
+      ``no_result`` (those without a result), ``a_wins`` (those a won) and ``count`` (how
+      many pairs of the pairing are so: `Store.pair_counts`).
+
+    Raises ValueError for a pairing that does not name its seats (`pair_scores` reads such
+    rows match by match)."""
+    counts, pairs = list(counts), list(pairs)
+    allnames = all_names(counts, names)
+    order = {name: k for k, name in enumerate(allnames)}
+    table: dict[str, dict[str, Any]] = {}
+    for r in counts:
+        pairing = str(r["pairing"])
+        a, _, b = pairing.partition("~")
+        if {a, b} != {r["seat0"], r["seat1"]}:
+            raise ValueError(f"pairing {pairing!r} does not name its seats {r['seat0']!r} and {r['seat1']!r}")
+        t = table.setdefault(pairing, {"pairing": pairing, "a": a, "b": b, "matches": 0, "a_wins": 0, "b_wins": 0,
+                                       "no_result": 0, "pairs": 0, "pairs_0": 0, "pairs_half": 0, "pairs_1": 0,
+                                       "incomplete_pairs": 0})  # fmt: skip
+        n = int(r["count"])
+        t["matches"] += n
+        s = winner_index(r["winner"])
+        if s is None:
+            t["no_result"] += n
+        elif (r["seat0"], r["seat1"])[s] == a:
+            t["a_wins"] += n
+        else:
+            t["b_wins"] += n
+    for p in pairs:
+        t = table[str(p["pairing"])]
+        n = int(p["count"])
+        if int(p["games"]) == 2 and int(p["no_result"]) == 0:
+            t["pairs"] += n
+            t[("pairs_0", "pairs_half", "pairs_1")[int(p["a_wins"])]] += n
+        else:
+            t["incomplete_pairs"] += n
     cols = ["pairing", "a", "b", "matches", "a_wins", "b_wins", "no_result", "a_score", "pairs", "pairs_0",
             "pairs_half", "pairs_1", "a_pair_score", "incomplete_pairs"]  # fmt: skip
     out = []

@@ -61,6 +61,10 @@ def has_result(row: Mapping[str, Any]) -> bool:
     return _missing(row["fault"]) or not _missing(row["fault_deal"]) or bool(row["deals"])
 
 
+#: The columns of a stored match that a comparison reads (`Store.matches` of these alone).
+COLUMNS = ("id", "pair_index", "game", "seat0", "seat1", "winner", "score0", "score1", "fault", "fault_deal", "deals")
+
+
 def match_row(spec: MatchSpec, record: MatchRecord) -> dict[str, Any]:
     """The fields of the store's row for a match just played that a comparison reads."""
     f = record.forfeit
