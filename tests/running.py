@@ -42,7 +42,10 @@ def interrupt_after(argv: list[str], db: Path, matches: int, *, timeout: float =
     return proc.returncode, out, err
 
 
-def arena(*args: str | Path, timeout: float = 300, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    """Run ``arena ARGS`` to its end, as a user would; its output as text."""
+def arena(
+    *args: str | Path, timeout: float = 300, cwd: Path = ROOT, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
+    """Run ``arena ARGS`` to its end, as a user would (in ``env``, default this process's);
+    its output as text."""
     return subprocess.run([sys.executable, "-m", "arena", *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout, cwd=cwd)  # fmt: skip
+                          timeout=timeout, cwd=cwd, env=env)  # fmt: skip

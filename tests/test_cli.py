@@ -12,15 +12,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from running import arena, interrupt_after
 from running import count as stored
-from running import interrupt_after
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def arena(*args: str | Path, timeout: float = 300, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "arena", *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout, cwd=cwd)  # fmt: skip
 
 
 def resume_hint(err: str) -> list[str]:

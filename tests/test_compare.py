@@ -15,16 +15,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from running import interrupt_after
+from running import arena, interrupt_after
 from test_report import render
 from test_startup import agent
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def arena(*args: str, timeout: float = 300, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, text=True, timeout=timeout,
-                          cwd=cwd)  # fmt: skip
 
 
 def stored(store: Path) -> list[tuple]:

@@ -4,20 +4,13 @@ and a Ctrl-C that says what is stored and how to go on. Real subprocesses, a rea
 from __future__ import annotations
 
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from running import count, interrupt_after
+from running import arena, count, interrupt_after
 
 ROOT = Path(__file__).resolve().parent.parent
 FAST = ["--move-ms", "200", "--first-move-ms", "3000", "--bank-ms", "2000"]
-
-
-def arena(*args: str | Path, timeout: float = 300) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "arena", *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout, cwd=ROOT)  # fmt: skip
 
 
 @pytest.fixture

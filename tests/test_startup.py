@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from running import arena
 
 from arena.play.referee import Forfeit, MatchRecord
 from arena.results.store import Store, StoreError
@@ -24,13 +25,6 @@ from arena.tournament.schedule import load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 GREEDY = ROOT / "agents" / "greedy"
-
-
-def arena(*args: str | Path, env: dict[str, str] | None = None, cwd: Path = ROOT, timeout: float = 300):
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *map(str, args)],
-        capture_output=True, text=True, timeout=timeout, cwd=cwd, env=env,
-    )  # fmt: skip
 
 
 def errors(p: subprocess.CompletedProcess) -> list[str]:

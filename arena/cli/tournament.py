@@ -190,6 +190,7 @@ def run_config(
 ) -> int:
     """Validate, build, open the store and play; prints the standings. The exit status.
     ``warn_seed``: warn that an explicit seed is guessable when agents run sandboxed."""
+    argv = argv if argv is not None else sys.argv
     shard([], shard_spec)  # a bad --shard is refused before the store is made
     cpus = os.cpu_count() or 1
     if cfg.concurrency > cpus and cfg.time_control.clock == "wall":
@@ -214,7 +215,7 @@ def run_config(
             )
         if warn_seed and not cfg.secret and cfg.sandbox.enabled:
             print(explicit_seed_warning(cfg.root), file=sys.stderr)
-        run_id = store.start_run(code_version(), shard_spec, argv if argv is not None else sys.argv)
+        run_id = store.start_run(code_version(), shard_spec, argv)
         logs = logs or cfg.store.with_suffix("").with_name(cfg.store.stem + "-logs")
         logs.mkdir(parents=True, exist_ok=True)
         private(logs)
@@ -276,7 +277,7 @@ def run_config(
             stored = sum(1 for i in store.done_ids() if i in ids)
             raise KeyboardInterrupt(
                 f"{stored} of {len(specs)} matches are in {cfg.store}; resume with: "
-                f"{resume_command(cfg, shard_spec, argv if argv is not None else sys.argv)}"
+                f"{resume_command(cfg, shard_spec, argv)}"
             ) from None
         if not quiet:
             progress.draw()
@@ -292,7 +293,7 @@ def run_config(
     if lost:  # an agent could not be started: not a finished tournament
         print(
             f"arena: {lost} of {len(specs)} matches were not played (an agent could not be started; the cause is "
-            f"above); once it is fixed, play them with: {resume_command(cfg, shard_spec, argv or sys.argv)}",
+            f"above); once it is fixed, play them with: {resume_command(cfg, shard_spec, argv)}",
             file=sys.stderr,
         )
         return 1

@@ -90,7 +90,7 @@ def run(
     if sum(x is not None for x in (choose, factory, player)) != 1:
         raise TypeError("give exactly one of choose, factory and player")
     if choose is not None:
-        player = _fixed(choose)
+        player = _seeded(lambda seed: choose)
     elif factory is not None:
         player = _seeded(factory)
     assert player is not None
@@ -149,13 +149,8 @@ def _setup(hello: Hello | None, seed: int, match_id: str | None) -> Setup:
     return Setup(seed, dict(hello.variant), dict(hello.time_control), match_id)
 
 
-def _fixed(choose: Choose) -> Callable[[Setup], Player]:
-    """One choose function for every match."""
-    return lambda setup: lambda request: choose(request.observation, request.legal)
-
-
 def _seeded(factory: Callable[[int], Choose]) -> Callable[[Setup], Player]:
-    """A fresh choose function per match, from its seed."""
+    """A choose function per match, from its seed (``factory``, or the one ``choose`` for all)."""
 
     def make(setup: Setup) -> Player:
         choose = factory(setup.seed)

@@ -25,10 +25,10 @@ the verdict, says where it probably lies.
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from ..stats.rating import is_missing
 from ..stats.sprt import SPRT, Model, estimate_text, fixed_games_summary, los_text, margin_diagnostic
 from ..stats.sprt_plan import unit
 
@@ -48,17 +48,13 @@ DEFAULTS: dict[str, Any] = {
 MAX_NELO = 200.0
 
 
-def _missing(x: Any) -> bool:
-    return x is None or (isinstance(x, float) and math.isnan(x))
-
-
 def has_result(row: Mapping[str, Any]) -> bool:
     """Whether a stored match (a `Store.matches` row, or the report's record of one, where a
     missing value may be NaN) is a result of play: it has a winner, and it was not lost
     before play (a fault with no deal: `Store.unplayed_ids`)."""
-    if _missing(row["winner"]):
+    if is_missing(row["winner"]):
         return False
-    return _missing(row["fault"]) or not _missing(row["fault_deal"]) or bool(row["deals"])
+    return is_missing(row["fault"]) or not is_missing(row["fault_deal"]) or bool(row["deals"])
 
 
 #: The columns of a stored match that a comparison reads (`Store.matches` of these alone).
