@@ -4,6 +4,7 @@ and a Ctrl-C that says what is stored and how to go on. Real subprocesses, a rea
 from __future__ import annotations
 
 import shlex
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -60,3 +61,18 @@ def test_ctrl_c_says_what_is_stored_and_how_to_go_on(ladder):
     p = arena(*again[1:], "--rounds", "1", "--quiet")
     assert p.returncode == 0, p.stderr
     assert count(db, "SELECT count(*) FROM matches") > n
+
+
+def test_a_round_killed_before_its_ratings_is_finished_and_the_next_one_played(ladder):
+    # a run killed between the round's last match and its ratings: all six matches
+    # stored, no history row for the round (made so in the real store)
+    db = ladder / "ladder.sqlite"
+    p = arena("ladder", "run", "--ladder", ladder, "--rounds", "1", "--quiet")
+    assert p.returncode == 0, p.stderr
+    with sqlite3.connect(db) as con:
+        con.execute("DELETE FROM history")
+    assert "1 open (planned, not all played)" in arena("ladder", "standings", "--ladder", ladder).stdout
+    p = arena("ladder", "run", "--ladder", ladder, "--rounds", "1", "--quiet")
+    assert p.returncode == 0, p.stderr
+    assert count(db, "SELECT count(*) FROM matches") == 12
+    assert "12 matches, 2 rounds finished; store" in arena("ladder", "standings", "--ladder", ladder).stdout

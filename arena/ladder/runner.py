@@ -62,6 +62,13 @@ async def run_ladder(
         try:
             while not limit_reached() and (max_rounds is None or rounds < max_rounds):
                 round_, pairs = ladder.plan_round(cfg, store)
+                if pairs and ladder.open_pairs_done(store, pairs):
+                    # a killed run recorded every match of this round but not its ratings:
+                    # record them now; the round is not one of this run's rounds
+                    ladder.finish_round(store, round_)
+                    if on_round is not None:
+                        on_round(round_, played)
+                    continue
                 if not pairs:
                     if max_matches is not None or max_rounds is not None:
                         break
