@@ -63,6 +63,12 @@ def test_selfplay_is_reproducible_and_seed_dependent():
         (["selfplay", "--agents", "random"], "arena: error: --agents: expected two strategies"),
         (["selfplay", "--matches", "0"], "arena: error: --matches: must be at least 1"),
         (["selfplay", "--seed", "-3"], "arena: error: --seed: must be a non-negative integer"),
+        # the three- and four-handed games are not for agents yet: refused before any process starts
+        (["match", "random", "greedy", "--variant", "four-pagat"], "arena: error: --variant: four-pagat is a 4-player"),
+        (["compare", "random", "greedy", "--variant", "three-sitout", "--fixed", "2"],
+         "arena: error: --variant: three-sitout is a 3-player game"),
+        (["ladder", "init", "/nonexistent/lad", "--variant", "kreuzmariage"],
+         "arena: error: flags: field 'variant': kreuzmariage is a 4-player game"),
     ],
 )
 def test_bad_arguments_are_one_line_errors(args, message):

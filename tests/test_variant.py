@@ -61,3 +61,59 @@ def test_with_flags_validates():
     assert SIXTY_SIX.with_flags(target=11).target == 11
     with pytest.raises(VariantError, match="unknown variant flag 'trump_colour'"):
         SIXTY_SIX.with_flags(trump_colour="red")
+
+
+# -- the three- and four-handed presets (RULES.md sections 3, 4 and 7) ------------------------
+def test_table_presets_hold_the_section_7_defaults():
+    from arena.game import ALL_PRESETS, TABLE_PRESETS
+
+    assert list(ALL_PRESETS)[:2] == ["sixty-six", "schnapsen"] and set(PRESETS) == {"sixty-six", "schnapsen"}
+    forms = {name: (v.form, v.players, v.deck, v.target) for name, v in TABLE_PRESETS.items()}
+    assert forms == {
+        "three-pagat": ("pagat", 3, 24, 7),
+        "three-cutthroat": ("cutthroat", 3, 24, 15),
+        "three-sitout": ("dealer_sits_out", 3, 24, 7),
+        "four-pagat": ("pagat", 4, 24, 7),
+        "kreuzmariage": ("kreuzmariage", 4, 32, 7),
+        "four-bidding": ("bidding", 4, 24, 10),
+    }
+    k = TABLE_PRESETS["kreuzmariage"]
+    assert k.marriages is False and k.ten_of_trumps is False and k.head_partner is True
+    b = TABLE_PRESETS["four-bidding"]
+    assert b.all_pass == "redeal" and b.moon == "all_tricks_5" and b.bidder_goes_out is True
+    p = TABLE_PRESETS["three-pagat"]
+    assert p.three_tie == "share" and p.undertrump == "required" and p.hand_size == 8
+    assert TABLE_PRESETS["three-sitout"].play_on is True
+    for v in ALL_PRESETS.values():
+        assert Variant.from_dict(v.to_dict()) == v
+        for flag in FLAG_VALUES:
+            assert getattr(v, flag) in FLAG_VALUES[flag]
+
+
+def test_two_handed_wire_form_is_unchanged_by_the_table_flags():
+    assert "form" not in SIXTY_SIX.to_dict() and "undertrump" not in SCHNAPSEN.to_dict()
+    assert get_variant("four-bidding").to_dict()["moon"] == "all_tricks_5"
+
+
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        ({"base": "three-pagat", "players": 2}, "variant flag 'players' must be one of 3, 4 for form 'pagat'"),
+        ({"base": "kreuzmariage", "deck": 24}, "variant flag 'deck' must be one of 32 for form 'kreuzmariage'"),
+        ({"base": "kreuzmariage", "head_partner": False}, "variant flag 'head_partner' must be true"),
+        ({"base": "four-bidding", "moon": "sometimes"}, "variant flag 'moon' must be one of 'all_tricks_5', 'none'"),
+        ({"form": "bridge"}, "variant flag 'form' must be one of"),
+        ({"base": "four-bidding", "target": 0}, "variant flag 'target' must be a whole number 1..99"),
+    ],
+)
+def test_bad_table_variants_are_one_line_errors_naming_the_flag(data, message):
+    with pytest.raises(VariantError) as e:
+        Variant.from_dict(data)
+    assert message in str(e.value) and "\n" not in str(e.value)
+
+
+def test_the_sitout_form_plays_its_deals_with_a_two_handed_variant():
+    v = get_variant("three-sitout")
+    h = v.hand_variant
+    assert h.players == 2 and h.form == "two_handed" and h.deck == 24 and h is v.hand_variant
+    assert get_variant("sixty-six").hand_variant is SIXTY_SIX and v.is_table is False

@@ -1,11 +1,11 @@
-"""``arena rules``: the presets and every flag with its allowed values."""
+"""``arena rules``: every preset (two-, three- and four-handed) and every flag with its allowed values."""
 
 from __future__ import annotations
 
 import argparse
 import json
 
-from ..game.variant import FLAG_VALUES, PRESETS
+from ..game.variant import ALL_PRESETS, FLAG_VALUES
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -14,14 +14,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.json:
-        print(json.dumps({name: v.to_dict() for name, v in PRESETS.items()}, indent=2))
+        print(json.dumps({name: v.to_dict() for name, v in ALL_PRESETS.items()}, indent=2))
         return 0
-    names = list(PRESETS)
-    print(f"{'flag':<24}" + "".join(f"{n:<16}" for n in names) + "allowed")
+    names = list(ALL_PRESETS)
+    w = max(16, *(len(n) + 2 for n in names))
+    print(f"{'flag':<24}" + "".join(f"{n:<{w}}" for n in names) + "allowed")
     for flag, allowed in FLAG_VALUES.items():
-        row = "".join(f"{_show(getattr(PRESETS[n], flag)):<16}" for n in names)
+        row = "".join(f"{_show(getattr(ALL_PRESETS[n], flag)):<{w}}" for n in names)
         print(f"{flag:<24}{row}{' | '.join(_show(a) for a in allowed)}")
-    print(f"{'target':<24}" + "".join(f"{PRESETS[n].target:<16}" for n in names) + "1..99")
+    print(f"{'target':<24}" + "".join(f"{ALL_PRESETS[n].target:<{w}}" for n in names) + "1..99")
+    print()
+    print("two-handed presets play under the referee; the others in the engine, `arena selfplay` and")
+    print("bench/engine.py. Their rules: docs/RULES.md, docs/rules-*.md. Flags a form does not use are")
+    print("listed with their default and ignored (`players` and `deck` must suit the `form`).")
     return 0
 
 

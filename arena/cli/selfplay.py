@@ -6,12 +6,12 @@ import argparse
 import json
 
 from ..errors import UserError
-from ..game import PRESETS, VariantError, get_variant
+from ..game import ALL_PRESETS, VariantError, get_variant
 from ..play.selfplay import STRATEGY_NAMES, format_report, selfplay
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--variant", default="sixty-six", help=f"rule preset: {' or '.join(PRESETS)}")
+    p.add_argument("--variant", default="sixty-six", help=f"rule preset: {', '.join(ALL_PRESETS)}")
     p.add_argument(
         "--agents", default="random,greedy",
         help=f"two strategies, comma-separated, from: {', '.join(STRATEGY_NAMES)} (expert searches: a few "

@@ -5,6 +5,11 @@ A card is ``suit * 6 + rank`` with suits ``C D H S`` (0..3) and ranks ``A T K Q 
 card of a suit in a hand is its lowest set bit (``m & -m``). A set of cards is an int
 with bit ``card`` set. The text form is rank then suit: ``"TH"`` is the ten of hearts.
 
+The 32-card pack of Kreuzmariage (RULES.md F4.2) adds the 8 and the 7 of each suit at
+ids ``24 + 2*suit`` and ``25 + 2*suit``: ids 0..23 keep their meaning, and within a suit
+a lower bit is still a stronger card (A T K Q J 9 8 7). The ``*32`` tables below cover
+that pack; the 24-card tables and functions are unchanged.
+
 Everything here is a constant or a pure function; nothing reads a clock or a file.
 """
 
@@ -45,7 +50,9 @@ def rank_of(c: int) -> int:
     return c % 6
 
 
-_NAMES = tuple(RANKS[c % 6] + SUITS[c // 6] for c in range(N_CARDS))
+_NAMES = tuple(RANKS[c % 6] + SUITS[c // 6] for c in range(N_CARDS)) + tuple(
+    "87"[c & 1] + SUITS[(c - 24) // 2] for c in range(24, 32)
+)
 _IDS = {name: i for i, name in enumerate(_NAMES)}
 
 
@@ -60,7 +67,7 @@ def parse_card(text: str) -> int:
         return _IDS[text]
     except (KeyError, TypeError):
         raise CardError(
-            f"malformed card {text!r}: expected rank {'/'.join(RANKS)} then suit "
+            f"malformed card {text!r}: expected rank {'/'.join(RANKS)} (or 8/7 in a 32-card pack) then suit "
             f"{'/'.join(SUITS)}, e.g. 'TH' for the ten of hearts"
         ) from None
 
@@ -70,6 +77,16 @@ def parse_suit(text: str) -> int:
     if isinstance(text, str) and len(text) == 1 and text in SUITS:
         return SUITS.index(text)
     raise CardError(f"malformed suit {text!r}: expected one of C, D, H, S")
+
+
+#: The 32-card pack: 8s and 7s (0 points each) after the 24 cards.
+N_CARDS_32 = 32
+ALL_CARDS_32 = (1 << N_CARDS_32) - 1
+SUIT_MASK_32 = tuple(SUIT_MASK[s] | (3 << (24 + 2 * s)) for s in range(4))
+POINTS_32 = POINTS + (0,) * 8
+#: Suit of each card id of the 32-card pack.
+SUIT_OF = tuple(c // 6 for c in range(24)) + tuple((c - 24) // 2 for c in range(24, 32))
+EIGHT_SEVENS = ALL_CARDS_32 ^ ALL_CARDS
 
 
 def _table(shift: int) -> tuple[tuple[int, ...], ...]:
@@ -85,6 +102,14 @@ def cards_of(mask: int) -> tuple[int, ...]:
     return _T0[mask & 63] + _T1[mask >> 6 & 63] + _T2[mask >> 12 & 63] + _T3[mask >> 18 & 63]
 
 
+_HIGH = tuple(tuple(24 + b for b in range(8) if m >> b & 1) for m in range(256))
+
+
+def cards_of_32(mask: int) -> tuple[int, ...]:
+    """The card ids in a bitmask of the 32-card pack, ascending (the 8s and 7s last)."""
+    return _T0[mask & 63] + _T1[mask >> 6 & 63] + _T2[mask >> 12 & 63] + _T3[mask >> 18 & 63] + _HIGH[mask >> 24]
+
+
 def mask_of(cards: Iterable[int]) -> int:
     m = 0
     for c in cards:
@@ -94,9 +119,9 @@ def mask_of(cards: Iterable[int]) -> int:
 
 def mask_points(mask: int) -> int:
     """Card points of every card in a bitmask."""
-    return sum(POINTS[c] for c in cards_of(mask))
+    return sum(POINTS[c] for c in cards_of(mask & ALL_CARDS))
 
 
 def cards_str(mask: int) -> list[str]:
     """The wire form of every card in a bitmask, in card-id order."""
-    return [_NAMES[c] for c in cards_of(mask)]
+    return [_NAMES[c] for c in (cards_of(mask) if mask <= ALL_CARDS else cards_of_32(mask))]

@@ -18,12 +18,17 @@ from typing import Any
 
 from .cards import KING, QUEEN, SUITS, card_str, cards_str
 from .state import PHASES, State
+from .table import TableState
+from .table_observation import table_observation
 
 
-def observation(state: State, seat: int) -> dict[str, Any]:
-    """The information set of ``seat`` in ``state`` (valid in any phase, also when over)."""
+def observation(state: State | TableState, seat: int) -> dict[str, Any]:
+    """The information set of ``seat`` in ``state`` (valid in any phase, also when over).
+    Three- and four-handed deals: see `arena.game.table_observation`."""
     if type(seat) is not int or not 0 <= seat < state.players:
         raise ValueError(f"seat must be 0..{state.players - 1}, got {seat!r}")
+    if type(state) is TableState:
+        return table_observation(state, seat)
     n = state.players
     tricks = [
         {"leader": lead, "cards": [card_str(lc), card_str(fc)], "winner": w} for lead, lc, fc, w in state.trick_log

@@ -10,6 +10,9 @@ Turn structure (RULES.md section 6, E1). A deal moves through these phases:
 
 - ``lead``: the leader may, in this order and each at most once, ``exchange``,
   ``marry:S``, ``close``, ``declare``, and must then ``play`` a card (unless out).
+  Under ``closing = false`` nobody may close (nor is a ``draw`` decision offered); under
+  ``forced_marriage = true`` a K or Q whose partner is in hand may be led only after
+  ``marry`` of its suit, whenever that marriage may be declared.
 - ``follow``: the other seat answers the led card (free while the talon is open, the
   follow/head/trump rules once it is closed or exhausted).
 - ``draw``: after a trick in the open phase, when the winner may close before drawing
@@ -174,6 +177,10 @@ class State:
                     for suit in range(4):
                         if h >> (suit * 6 + KING) & 3 == 3:
                             acts.append(MARRY + suit)
+                            if v.forced_marriage:
+                                # A married K or Q may be led only after its announcement.
+                                acts.remove(suit * 6 + KING)
+                                acts.remove(suit * 6 + KING + 1)
                 if step == 0 and self._can_exchange(s):
                     acts.append(EXCHANGE)
             if self.step <= 2 and self._can_close():
@@ -211,7 +218,7 @@ class State:
             return False
         if self.talon_size() < v.close_min_talon:
             return False
-        return v.close_on_first_lead or self.n_tricks > 0
+        return v.closing and (v.close_on_first_lead or self.n_tricks > 0)
 
     # -- transitions --------------------------------------------------------------------
     def apply_action(self, action: int | str) -> None:
@@ -309,7 +316,7 @@ class State:
         self.phase = LEAD
         if not self.strict:
             v = self.variant
-            if v.close_before_draw and self.talon_size() > 2 and self.talon_size() >= v.close_min_talon:
+            if v.close_before_draw and v.closing and self.talon_size() > 2 and self.talon_size() >= v.close_min_talon:
                 self.phase = DRAW_PENDING
             else:
                 self._draw(w)
@@ -538,11 +545,15 @@ def new_deal(
     seed: int = 0,
     dealer: int = 0,
     *,
-    score: Sequence[int] = (0, 0),
+    score: Sequence[int] | None = None,
     carry: int = 0,
     deal_no: int = 0,
 ) -> State:
     """Shuffle the pack from ``seed`` and deal it in the fixed order.
+
+    A three- or four-handed variant gives a `arena.game.table.TableState` instead (see
+    `arena.game.table.new_table_deal`); F3.3 (``dealer_sits_out``) deals a two-handed
+    hand of its `Variant.hand_variant`.
 
     Sixty-Six: 3 cards to the forehand (the non-dealer), 3 to the dealer, 3 and 3 again,
     the turn-up, then the talon (the next card is the top of the talon). Schnapsen: 3 and
@@ -550,9 +561,15 @@ def new_deal(
     match context the seats are shown; they do not change the rules of the deal.
     """
     variant = get_variant(variant)
+    if variant.form != "two_handed":
+        if variant.is_table:
+            from .table_deal import new_table_deal
+
+            return new_table_deal(variant, seed, dealer, score=score, carry=carry, deal_no=deal_no)  # type: ignore[return-value]
+        variant = variant.hand_variant
     if type(seed) is not int or seed < 0:
         raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
-    st = _blank(variant, dealer, score, carry, deal_no)
+    st = _blank(variant, dealer, (0, 0) if score is None else score, carry, deal_no)
     order = deck_order(pack_of(variant), seed)
     fh = st.to_act
     hands = [0] * st.players
@@ -599,9 +616,14 @@ def deal_from_cards(
     leader: int | None = None,
     tricks: Sequence[int] | None = None,
     points: Sequence[int] | None = None,
-    score: Sequence[int] = (0, 0),
+    score: Sequence[int] | None = None,
 ) -> State:
     """A deal from an explicit card placement, for tests, puzzles and replays.
+
+    For a three- or four-handed variant this is `arena.game.table.table_from_cards`:
+    ``hands`` in the order each seat is dealt its cards, ``talon`` the F3.2 widow, and
+    ``turn_up`` must be None (the trump card is part of a hand there); with ``trump`` it
+    is an endgame (any equal hand sizes, ``leader``, ``tricks``, ``points``).
 
     ``hands`` per seat and ``talon`` (the face-down cards, top first) take cards as ids or
     strings. With a ``turn_up`` the talon is open: hands are full and the face-down talon
@@ -611,7 +633,16 @@ def deal_from_cards(
     the talon count as played.
     """
     variant = get_variant(variant)
-    st = _blank(variant, dealer, score, 0, 0)
+    if variant.is_table:
+        from .table_deal import table_from_cards
+
+        if turn_up is not None:
+            raise ValueError("turn_up: a three- or four-handed deal has no turn-up (its trump card is in a hand)")
+        return table_from_cards(  # type: ignore[return-value]
+            variant, hands, talon, dealer, score=score, trump=trump, leader=leader, tricks=tricks, points=points
+        )
+    variant = variant.hand_variant
+    st = _blank(variant, dealer, (0, 0) if score is None else score, 0, 0)
     pack = pack_of(variant)
     n = st.players
     if len(hands) != n:

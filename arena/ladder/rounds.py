@@ -45,7 +45,7 @@ import numpy as np
 from ..errors import UserError, read_toml
 from ..game import Variant, VariantError, derive_seed
 from ..protocol.codec import TimeControl
-from ..runtime.agents import Manifest, load_manifest
+from ..runtime.agents import Manifest, load_manifest, table_problem
 from ..runtime.sandbox import Policy, private
 from ..stats.rating import Ratings, expected_score, fit, normal_cdf, order_z
 from ..tournament.schedule import MatchSpec, identity_hash
@@ -171,6 +171,9 @@ def parse_config(folder: Path, data: dict[str, Any], where: str) -> LadderConfig
             kw["variant"] = Variant.from_dict({"base": raw} if isinstance(raw, str) else raw)
         except (VariantError, TypeError, AttributeError) as e:
             raise UserError(f"{where}: field 'variant' is not a valid variant: {e}") from None
+        problem = table_problem(kw["variant"])
+        if problem:
+            raise UserError(f"{where}: field 'variant': {problem}")
     if "time_control" in data:
         tc = data["time_control"]
         if not isinstance(tc, dict):

@@ -7,24 +7,118 @@ much slower), the brains of the bundled Python agents. Match ``i`` of a run with
 seat ``i % 2``, so both strategies sit in both seats equally often. Each strategy gets its
 own seed derived from the root, never the deal seeds. A strategy played against itself is
 tallied as ``NAME#1`` (the first named) and ``NAME#2``.
+
+The three- and four-handed presets (`arena.game.TABLE_PRESETS`) are played by
+``random`` and ``greedy`` only, in their table forms (`table_strategy`): the two
+strategies take turns round the table (seat ``s`` of match ``i`` plays strategy
+``(s + i) % 2``, so partners opposite play the same one), and a match is won by the
+strategy of its winning seat, team, or first finisher.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import random
 from collections import Counter
 from collections.abc import Sequence
+from typing import Any
 
 from ..bots.strategies import STRATEGIES, Strategy, make_strategy
 from ..game import Match, Variant, derive_seed, get_variant, observation
+from ..game.cards import POINTS_32, SUIT_OF, parse_card
 
 #: Every built-in strategy, by name: what ``arena selfplay --agents`` accepts.
 STRATEGY_NAMES = (*STRATEGIES, "heuristic", "expert")
 
 
+#: The strategies that play the three- and four-handed forms.
+TABLE_STRATEGY_NAMES = ("random", "greedy")
+
+
+class TableRandom:
+    """Uniform over the legal actions, but it bids only the lowest bid or passes (a random
+    bidder is set nearly every hand, and its match would never reach the target)."""
+
+    def __init__(self, seed: int = 0):
+        self.rng = random.Random(seed)
+
+    def __call__(self, obs: dict[str, Any], legal: list[str]) -> str:
+        if obs["phase"] == "bid":
+            legal = [a for a in legal if not a.startswith("bid:")] + [a for a in legal if a.startswith("bid:")][:1]
+        return legal[int(self.rng.random() * len(legal))]
+
+
+class TableGreedy:
+    """Short-sighted table play: claims 66 when its side has it, shows every marriage,
+    bids 1 with two aces, names its longest suit; wins a trick worth 10 with its cheapest
+    winning card, else throws its cheapest card; leads its cheapest card."""
+
+    def __init__(self, seed: int = 0):
+        self.rng = random.Random(seed)
+
+    def __call__(self, obs: dict[str, Any], legal: list[str]) -> str:
+        phase = obs["phase"]
+        hand = [parse_card(c) for c in obs["hand"]]
+        if phase == "bid":
+            aces = sum(c < 24 and c % 6 == 0 for c in hand)
+            return "bid:1" if aces >= 2 and "bid:1" in legal else legal[0] if "pass" not in legal else "pass"
+        if phase == "name":
+            longest = max(range(4), key=lambda s: sum(SUIT_OF[c] == s for c in hand))
+            return f"trump:{'CDHS'[longest]}"
+        if "declare" in legal and obs["points"][obs["team"]] >= 66:
+            return "declare"
+        marriages = [a for a in legal if a.startswith("marry:")]
+        if marriages:
+            return marriages[-1]
+        if phase in ("meld", "last"):
+            return "pass"
+        cards = [parse_card(a[5:]) for a in legal if a.startswith("play:")]
+
+        def cheap(c: int) -> tuple[int, int]:
+            return (POINTS_32[c], -c)
+
+        trick = obs["current_trick"]
+        if trick is None:
+            return "play:" + _name(min(cards, key=cheap))
+        worth = sum(POINTS_32[parse_card(c)] for _, c in trick["cards"]) >= 10
+        mine = obs["teams"][trick["winning"]] == obs["team"]
+        winning = parse_card(next(c for s, c in trick["cards"] if s == trick["winning"]))
+        trump = "CDHS".index(obs["trump"]) if obs["trump"] else SUIT_OF[parse_card(trick["cards"][0][1])]
+        beat = [c for c in cards if _beats(c, winning, trump)]
+        if worth and beat and not mine:
+            return "play:" + _name(min(beat, key=cheap))
+        return "play:" + _name(min(cards, key=cheap))
+
+
+def _beats(c: int, w: int, trump: int) -> bool:
+    if SUIT_OF[c] == SUIT_OF[w]:
+        return c < w
+    return SUIT_OF[c] == trump
+
+
+def _name(c: int) -> str:
+    from ..game import card_str
+
+    return card_str(c)
+
+
+def table_strategy(name: str, seed: int) -> Strategy:
+    """A strategy for the three- and four-handed forms; `ValueError` for one that has none."""
+    if name == "random":
+        return TableRandom(seed)
+    if name == "greedy":
+        return TableGreedy(seed)
+    raise ValueError(
+        f"strategy {name!r} plays only the two-handed games; the three- and four-handed ones "
+        f"are played by: {', '.join(TABLE_STRATEGY_NAMES)}"
+    )
+
+
 def make_player(name: str, seed: int, variant: Variant) -> Strategy:
     """A fresh built-in strategy by name (see `STRATEGY_NAMES`); `ValueError` for another name.
     The searching ones are imported only when asked for."""
+    if variant.is_table:
+        return table_strategy(name, seed)
     if name in STRATEGIES:
         return make_strategy(name, seed)
     if name == "heuristic":
@@ -83,14 +177,16 @@ class SelfplayReport:
 
 
 def play_match(variant: Variant | str, seed: int, players: Sequence[Strategy]) -> Match:
-    """Play one match to its end; ``players[s]`` chooses for seat ``s``."""
+    """Play one match to its end; ``players[s]`` chooses for match seat ``s`` (in F3.3 a
+    deal's seats are mapped to match seats by `Match.seats`)."""
     match = Match(variant, seed)
     while not match.is_over():
         state = match.new_deal()
+        seats = match.seats
         while not state.is_over():
             seat = state.current_player()
             legal = state.legal_action_strings()
-            state.apply_action(players[seat](observation(state, seat), legal))
+            state.apply_action(players[seats[seat]](observation(state, seat), legal))
         match.finish_deal()
     return match
 
@@ -110,6 +206,8 @@ def selfplay(variant: Variant | str, names: Sequence[str], matches: int, seed: i
         raise ValueError(f"--agents needs exactly two strategies, got {len(names)}")
     if matches < 1:
         raise ValueError(f"--matches must be at least 1, got {matches}")
+    if variant.players > 2:
+        return _table_selfplay(variant, names, matches, seed)
     strategies = [make_player(n, derive_seed(seed, "strategy", i, n), variant) for i, n in enumerate(names)]
     tallies = [Tally(name=n) for n in labels(names)]
     deals = drawn = 0
@@ -131,6 +229,33 @@ def selfplay(variant: Variant | str, names: Sequence[str], matches: int, seed: i
             t.deals_won_by_points[r.game_points] += 1
             t.reasons[r.reason] += 1
             carry = 0
+    return SelfplayReport(variant.name, seed, matches, deals, drawn, tallies)
+
+
+def _table_selfplay(variant: Variant, names: Sequence[str], matches: int, seed: int) -> SelfplayReport:
+    """`selfplay` for three and four seats: strategy ``(s + i) % 2`` in seat ``s`` of match ``i``."""
+    strategies = [make_player(n, derive_seed(seed, "strategy", i, n), variant) for i, n in enumerate(names)]
+    tallies = [Tally(name=n) for n in labels(names)]
+    n_seats = variant.players
+    deals = drawn = 0
+    for i in range(matches):
+        order = [(s + i) % 2 for s in range(n_seats)]  # order[seat] = index of the strategy
+        match = play_match(variant, derive_seed(seed, "match", i), [strategies[k] for k in order])
+        tallies[order[match.result.winner]].matches_won += 1  # a team's index is its first seat
+        for state in match.deals:
+            r = state.result
+            deals += 1
+            if r.winner is None:
+                drawn += 1
+                continue
+            # Whose side won: a table deal names a side (team t is seats t and t + 2), an F3.3
+            # deal a seat of the deal.
+            seat = r.winner if variant.is_table else match.deal_seats[match.deals.index(state)][r.winner]
+            t = tallies[order[seat]]
+            t.deals_won += 1
+            t.game_points += r.game_points
+            t.deals_won_by_points[r.game_points] += 1
+            t.reasons[r.reason] += 1
     return SelfplayReport(variant.name, seed, matches, deals, drawn, tallies)
 
 

@@ -148,9 +148,24 @@ def family(variant: Variant) -> str:
     return "sixty-six" if variant.deck == 24 else "schnapsen"
 
 
+def table_problem(variant: Variant) -> str | None:
+    """Why agents cannot play ``variant`` at all: protocol version 1 seats two agents, so
+    the three- and four-handed forms are played by the built-in bots only (`arena
+    selfplay`) until the protocol seats more. None for a two-handed game."""
+    if variant.players == 2 and variant.form == "two_handed":
+        return None
+    return (
+        f"{variant.name} is a {variant.players}-player game and agents play only two-handed games so far "
+        f"(sixty-six, schnapsen); `arena selfplay --variant {variant.name}` plays it with the built-in bots"
+    )
+
+
 def unplayed(manifests: Sequence[Manifest], variant: Variant) -> str | None:
-    """Why one of the agents cannot be paired into ``variant`` (its manifest's ``variants``
-    leave its game out), or None if every one plays it."""
+    """Why one of the agents cannot be paired into ``variant`` (a game agents cannot play
+    yet, or their manifest's ``variants`` leave it out), or None if every one plays it."""
+    problem = table_problem(variant)
+    if problem:
+        return problem
     for m in manifests:
         if not m.plays(variant):
             return (
