@@ -14,7 +14,8 @@ then grown by writing the templates in turn under new ids, spread over the pairi
 `arena tournament` numbers them), up to each size in ``--sizes`` (every size up to
 ``--max``). At each size every command runs as a subprocess (``python -m arena``) on its
 own, and the bench prints its wall and CPU time, its peak RSS (``ru_maxrss`` of the child,
-through a fresh ``RUSAGE_CHILDREN`` reader per command) and the store's bytes per match.
+through a fresh ``RUSAGE_CHILDREN`` reader per command) and the store's bytes per match,
+then where those bytes go: each table's and index's pages per match (SQLite's ``dbstat``).
 """
 
 from __future__ import annotations
@@ -136,6 +137,21 @@ class Grower:
         self.store.close()
 
 
+def breakdown(path: Path, size: int) -> str:
+    """Bytes per match of each table and index (whole pages, SQLite's ``dbstat``), largest
+    first; empty where this SQLite has no ``dbstat``."""
+    import sqlite3
+
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        rows = db.execute("SELECT name, sum(pgsize) AS b FROM dbstat GROUP BY name ORDER BY b DESC").fetchall()
+    except sqlite3.Error:
+        return ""
+    finally:
+        db.close()
+    return ", ".join(f"{name} {b / size:.0f}" for name, b in rows if b / size >= 0.5)
+
+
 def measure(args: list[str]) -> tuple[float, float, float]:
     """Wall seconds, CPU seconds (user and system: steadier than wall time on a busy
     machine) and peak RSS (MB) of ``python -m arena ARGS``, run in a fresh reader process
@@ -190,6 +206,8 @@ def main() -> None:
                 shutil.rmtree(out, ignore_errors=True)
                 cells.append(f"{wall:>10.1f} {cpu:>6.1f} {rss:>6.0f}")
             print(f"{size:>9} {per:>11.0f} {grow:>7.1f}  " + "  ".join(cells), flush=True)
+            if parts := breakdown(path, size):
+                print(f"{'':>9} bytes/match by table and index: {parts}", flush=True)
         grower.close()
     finally:
         if args.keep is None:

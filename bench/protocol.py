@@ -13,8 +13,9 @@ Measures, in one run, ``--samples`` interleaved rounds of:
   `AgentPool`s, one per seat, with 1, 4, 16 and 256 matches in flight (each a task
   playing matches back to back through `play_match`), counted over a ``--seconds``
   window after a warm-up: decisions per second, the referee's own CPU per decision
-  (``time.process_time()`` of this process over the window / decisions), and the ratio
-  to the raw echo rate.
+  (``time.process_time()`` of this process over the window / decisions), the agents'
+  CPU per answer as the referee measured it (at 1 in flight; a round trip can be no
+  shorter than the two together), and the ratio to the raw echo rate.
 
 Prints the median of each figure with its spread (min..max over the samples), and the
 agent processes each pool started at each level, which must be ceil(in flight /
@@ -97,14 +98,19 @@ async def ping_rate(n: int) -> float:
         return n / (time.perf_counter() - t0)
 
 
-async def decision_rate(in_flight: int, seconds: float) -> tuple[float, float, list[int], int, list[str]]:
-    """(decisions/s, referee CPU us per decision, processes started per pool, capacity,
-    the codes of any forfeits)
-    with ``in_flight`` random-vs-random matches always in flight through two pools."""
+async def decision_rate(in_flight: int, seconds: float) -> tuple[float, float, float, list[int], int, list[str]]:
+    """(decisions/s, referee CPU us per decision, agents' CPU us per decision, processes
+    started per pool, capacity, the codes of any forfeits) with ``in_flight``
+    random-vs-random matches always in flight through two pools. The agents' CPU is what
+    the referee measured per answer (`MatchRecord.cpu_ms`), over the matches that ended
+    in the window; at more than 1 in flight a process's answers overlap and are not
+    measured."""
     random = resolve("random")
     variant = get_variant(VARIANT)
     decisions = 0
     forfeits: list[str] = []
+    agent_cpu: list[float] = []
+    measuring = False
 
     def on_event(kind: str, data: object) -> None:
         nonlocal decisions
@@ -130,6 +136,8 @@ async def decision_rate(in_flight: int, seconds: float) -> tuple[float, float, l
                     if rec.forfeit is not None:
                         forfeits.append(rec.forfeit.code)
                         await trio.sleep(0.1)
+                    elif measuring:
+                        agent_cpu.extend(x for seat in rec.cpu_ms for x in seat if x is not None)
                     i += 1
 
             async with trio.open_nursery() as workers:
@@ -140,6 +148,7 @@ async def decision_rate(in_flight: int, seconds: float) -> tuple[float, float, l
                     await trio.sleep(0.05)
                 await trio.sleep(0.3)
                 n0, c0, t0 = decisions, time.process_time(), time.perf_counter()
+                measuring = True
                 await trio.sleep(seconds)
                 n1, c1, t1 = decisions, time.process_time(), time.perf_counter()
                 workers.cancel_scope.cancel()
@@ -148,7 +157,8 @@ async def decision_rate(in_flight: int, seconds: float) -> tuple[float, float, l
             for p in pools:
                 p.close()
     n = n1 - n0
-    return n / (t1 - t0), 1e6 * (c1 - c0) / n, started, capacity, forfeits
+    agent_us = 1000 * statistics.fmean(agent_cpu) if agent_cpu else math.nan
+    return n / (t1 - t0), 1e6 * (c1 - c0) / n, agent_us, started, capacity, forfeits
 
 
 def spread(xs: list[float], fmt: str = ",.0f") -> str:
@@ -167,6 +177,7 @@ def main() -> int:
     ping: list[float] = []
     rate: dict[int, list[float]] = {n: [] for n in levels}
     cpu: dict[int, list[float]] = {n: [] for n in levels}
+    agent: dict[int, list[float]] = {n: [] for n in levels}
     started: dict[int, set[tuple[int, ...]]] = {n: set() for n in levels}
     forfeits: dict[int, list[str]] = {n: [] for n in levels}
     capacity = 1
@@ -174,7 +185,8 @@ def main() -> int:
         raw.append(trio.run(raw_echo_rate, args.pings))
         ping.append(trio.run(ping_rate, args.pings))
         for n in levels:
-            dps, us, procs, capacity, lost = trio.run(decision_rate, n, args.seconds)
+            dps, us, agent_us, procs, capacity, lost = trio.run(decision_rate, n, args.seconds)
+            agent[n].append(agent_us)
             forfeits[n] += lost
             rate[n].append(dps)
             cpu[n].append(us)
@@ -189,10 +201,12 @@ def main() -> int:
         seen = sorted(started[n])
         good = all(s == want for procs in seen for s in procs)
         ok &= good
+        agent_cpu = statistics.median(agent[n])
         print(
             f"random vs random, {n:>3} in flight: {spread(rate[n])} decisions/s = "
             f"{statistics.median(rate[n]) / echo:.2f} of raw echo; referee CPU {spread(cpu[n], '.1f')} us/decision; "
-            f"processes per agent {'/'.join(str(s) for procs in seen for s in procs)} "
+            + ("" if n > 1 or math.isnan(agent_cpu) else f"agent CPU {spread(agent[n], '.1f')} us/answer; ")
+            + f"processes per agent {'/'.join(str(s) for procs in seen for s in procs)} "
             f"(ceil({n}/{capacity}) = {want}{'' if good else ': TOO MANY'})"
             + (f"; {len(forfeits[n])} forfeits: {', '.join(sorted(set(forfeits[n])))}" if forfeits[n] else "")
         )

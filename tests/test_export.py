@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 import struct
+import zlib
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -39,16 +39,39 @@ def raw(store: Path, sql: str) -> list[sqlite3.Row]:
 def packed(value: bytes | None) -> list[list[float | None]] | None:
     """A stored ``latencies`` or ``cpu`` value read as docs/store.md says: a ``<BII``
     header (width, seat 0's count, seat 1's), then microseconds, the width's largest value
-    for a missing one."""
+    for a missing one; with the width's high bit set, the values' byte planes (lowest
+    bytes first) compressed with raw DEFLATE."""
     if value is None:
         return None
-    assert isinstance(value, bytes), "a version 2 store keeps latencies packed"
+    assert isinstance(value, bytes), "a version 2 or 3 store keeps latencies packed"
     width, n0, n1 = struct.unpack_from("<BII", value)
+    body = value[9:]
+    if width & 0x80:
+        width &= 0x7F
+        planes = zlib.decompress(body, wbits=-15)
+        assert len(planes) == width * (n0 + n1)
+        body = bytes(planes[j * (n0 + n1) + i] for i in range(n0 + n1) for j in range(width))
     code = {2: "H", 4: "I", 8: "Q"}[width]
-    us = struct.unpack_from(f"<{n0 + n1}{code}", value, 9)
-    assert len(value) == 9 + width * (n0 + n1)
+    us = struct.unpack(f"<{n0 + n1}{code}", body)
     ms = [None if u == (1 << 8 * width) - 1 else u / 1000 for u in us]
     return [ms[:n0], ms[n0:]]
+
+
+def stored_deals(store: Path) -> dict[tuple[str, int], dict]:
+    """Every deal row of a version 3 store, keyed by (match id, deal), with its actions as
+    docs/store.md says to read them: varint codes looked up in ``action_codes``."""
+    codes = dict(raw(store, "SELECT code, action FROM action_codes"))
+    out = {}
+    for r in raw(store, "SELECT m.id AS match_id, d.* FROM deal_rows d JOIN match_rows m ON m.n = d.match_n"):
+        acts, c, shift = [], 0, 0
+        for b in r["actions"]:
+            c |= (b & 0x7F) << shift
+            shift = shift + 7 if b & 0x80 else 0
+            if not b & 0x80:
+                acts.append(codes[c])
+                c = 0
+        out[r["match_id"], r["deal"]] = dict(r, actions=acts)
+    return out
 
 
 def export(store: Path, fmt: str, out: Path) -> tuple[Path, Path]:
@@ -84,10 +107,10 @@ def test_jsonl_has_lists_iso_times_unsigned_seeds_and_one_match_key(store, tmp_p
         assert type(m["winner"]) is int and (m["fault_deal"] is None or type(m["fault_deal"]) is int)
     assert any(m["fault"] == "crash" for m in matches) and any(m["forfeit_seat"] is None for m in matches)
     assert any(m["seed"] >= 1 << 63 for m in matches + deals)
-    stored_deals = {(r["match_id"], r["deal"]): r for r in raw(store, "SELECT * FROM deals")}
+    stored = stored_deals(store)
     for d in deals:
-        s = stored_deals[d["match_id"], d["deal"]]
-        assert d["actions"] == s["actions"].split() and all(isinstance(a, str) for a in d["actions"])
+        s = stored[d["match_id"], d["deal"]]
+        assert d["actions"] == s["actions"] and all(isinstance(a, str) for a in d["actions"])
         assert d["seed"] == s["seed"] % U64
     assert {d["match_id"] for d in deals} <= {m["match_id"] for m in matches}
 
@@ -157,28 +180,5 @@ def test_export_of_a_missing_store_is_a_one_line_error(tmp_path):
     assert p.returncode == 2 and p.stderr.strip() == f"arena: error: {tmp_path / 'nope.sqlite'}: no such store"
 
 
-def test_a_version_1_store_is_read_as_it_is_and_migrated_when_opened_to_write(store, tmp_path):
-    """Version 1 kept latencies as JSON text: export reads it the same, without changing
-    it; opening it to write packs them and makes it version 2."""
-    from arena.results.store import Store
-
-    old = tmp_path / "v1.sqlite"
-    shutil.copy(store, old)
-    db = sqlite3.connect(old)
-    with db:
-        for match_id, lat, cpu in db.execute("SELECT id, latencies, cpu FROM matches").fetchall():
-            db.execute("UPDATE matches SET latencies = ?, cpu = ? WHERE id = ?",
-                       (json.dumps(packed(lat)), json.dumps(packed(cpu)), match_id))  # fmt: skip
-        db.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
-    db.close()
-    new_path, _ = export(store, "jsonl", tmp_path / "new")
-    old_path, _ = export(old, "jsonl", tmp_path / "old")
-    assert old_path.read_text() == new_path.read_text()
-    assert raw(old, "SELECT value FROM meta WHERE key = 'schema_version'")[0][0] == "1"  # a reader changes nothing
-    with Store(old):  # opened to write, as a resumed tournament or a merge does
-        pass
-    assert raw(old, "SELECT value FROM meta WHERE key = 'schema_version'")[0][0] == "2"
-    assert {r[0] for r in raw(old, "SELECT typeof(latencies) FROM matches")} == {"blob"}
-    assert [(r["latencies"], r["cpu"]) for r in raw(old, "SELECT latencies, cpu FROM matches ORDER BY idx")] == [
-        (r["latencies"], r["cpu"]) for r in raw(store, "SELECT latencies, cpu FROM matches ORDER BY idx")
-    ]
+# Stores of versions 1 and 2 (read as they are, exported byte for byte as before, migrated when
+# written): tests/test_store_compact.py.

@@ -163,6 +163,10 @@ def test_line_splitter_refuses_oversized_lines_before_their_end():
     assert e.value.code == "oversized"
     with pytest.raises(AgentProtocolError, match="line of 12 bytes"):
         LineSplitter(max_line=10).feed(b"ok\n0123456789ab\n")
+    # one whole line in one read (the fast path) is held to the same limit
+    assert LineSplitter(max_line=10).feed(b"0123456789\n") == [b"0123456789"]
+    with pytest.raises(AgentProtocolError, match="line of 11 bytes"):
+        LineSplitter(max_line=10).feed(b"0123456789a\n")
     assert LineSplitter().max_line == MAX_AGENT_LINE == 65536
 
 

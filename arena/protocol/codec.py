@@ -376,6 +376,11 @@ class LineSplitter:
 
     def feed(self, data: bytes) -> list[bytes]:
         buf = self._buf
+        if not buf and data.endswith(b"\n") and data.count(b"\n") == 1:
+            # the common case, one whole line in one read: no copy into the buffer
+            if len(data) > self.max_line + 1:
+                raise AgentProtocolError("oversized", f"line of {len(data) - 1} bytes, longer than {self.max_line}")
+            return [data[:-2] if data.endswith(b"\r\n") else data[:-1]]
         buf += data
         if b"\n" not in data:
             if len(buf) > self.max_line:

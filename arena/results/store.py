@@ -1,21 +1,32 @@
 """The results store: one SQLite file per tournament, the only code that knows SQL.
 
-Tables (schema version 2):
+Tables (schema version 3):
 
 - ``meta``: key/value: ``schema_version``, ``config_hash``, ``config`` (JSON), and
   ``secret``: the secret root seed of a run given no seed (`arena.tournament.secret`).
 - ``runs``: every invocation that wrote here: start and end time, code version, shard,
   command line.
 - ``agents``: name, version, language, content hash of the folder, folder.
-- ``matches``: one row per match, keyed by its id (a pure function of the config): the
+- ``match_rows``: one row per match, keyed by its id (a pure function of the config): the
   pairing, pair index, game in the pair, the agents in each seat, the seed, the winner
   (seat and name), the final score, the margin, the forfeit (seat, fault code, detail),
   counts, per-seat latency and CPU statistics, timings, and the latencies themselves,
-  packed (`pack_ms`: whole microseconds as 16-, 32- or 64-bit integers, a third of
-  their JSON text's size; version 1 kept JSON text).
-- ``deals``: one row per deal: seed, dealer, winner, game points, reason, card points,
-  tricks, and the action list. ``game_points`` is the deal's own worth (1, 2, 3);
-  ``carried`` what a drawn hand before it added.
+  packed (`pack_ms`: whole microseconds as byte planes, compressed); and ``n``, the
+  rowid, the small key the deals refer to. ``match_rows_idx`` gives the schedule order;
+  the view ``matches`` is version 2's table (every column but ``n``).
+- ``deal_rows``: one row per deal, clustered on (``match_n``, ``deal``) (``WITHOUT ROWID``:
+  no index of its own): seed, dealer, winner, game points, reason, card points, tricks,
+  and the actions as codes, a byte each (``action_codes``: built-in codes the same in every
+  store, new action strings numbered per store as they come). ``game_points`` is the
+  deal's own worth (1, 2, 3); ``carried`` what a drawn hand before it added. The view
+  ``deals`` shows them as version 2's table ``deals`` was (the match id, the actions as
+  text, decoded in SQL), so SQL written for version 2 still reads them.
+
+Version 2 kept each deal's match id as text (and indexed it) and its actions as text,
+about 1,600 bytes a match where version 3 takes about 730 (docs/store.md, "Size and
+speed"). Readers see what they saw then: `Store.deals`, `Store.match` and `Store.chunks`
+give ``match_id`` and the actions as space-separated text (`DEAL_COLUMNS`), whatever the
+version.
 
 A match lost before play (a forfeit with no deal: a seat could not be started, or its
 process was gone before the first deal) is recorded like any other, but is not a result
@@ -35,10 +46,10 @@ the connection's cursors translate them wherever they show (`_errors`); a failed
 transaction rolls back and leaves the matches before it. `Store.verify` is the end-of-run
 check: the file is still the one opened, whole, and holds every match this run wrote.
 
-A version 1 store (latencies as JSON text) is read as it is: `unpack_ms` reads both
-forms. Opening one to write (``create=True``: a resumed tournament, a merge), or writing a
-match to it (a ladder's next round), migrates it first, in one transaction: its
-latencies are packed and its version becomes 2.
+Stores of versions 1 (latencies as JSON text) and 2 are read as they are. Opening one to
+write (``create=True``: a resumed tournament, a merge), or writing a match to it (a
+ladder's next round), migrates it first, in one transaction (`Store._migrate`). A store
+of a later version is refused in one line.
 """
 
 from __future__ import annotations
@@ -46,12 +57,12 @@ from __future__ import annotations
 import contextlib
 import errno
 import json
-import math
 import os
 import sqlite3
 import statistics
 import struct
 import time
+import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -59,9 +70,9 @@ from typing import Any
 from ..errors import UserError
 from ..play.referee import MatchRecord
 
-SCHEMA_VERSION = 2
-#: Versions this code opens: version 1 is read as it is, and migrated when opened to write.
-_READABLE = ("1", "2")
+SCHEMA_VERSION = 3
+#: Versions this code opens: versions 1 and 2 are read as they are, and migrated when opened to write.
+_READABLE = ("1", "2", "3")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -72,24 +83,76 @@ CREATE TABLE IF NOT EXISTS runs (
 CREATE TABLE IF NOT EXISTS agents (
     name TEXT PRIMARY KEY, version TEXT, language TEXT, content_hash TEXT NOT NULL, folder TEXT
 );
-CREATE TABLE IF NOT EXISTS matches (
-    id TEXT PRIMARY KEY, idx INTEGER NOT NULL, run_id INTEGER, pairing TEXT NOT NULL,
+"""
+
+#: The columns of ``matches``: version 2's table, version 3's view.
+MATCH_NAMES = (
+    "id", "idx", "run_id", "pairing", "pair_index", "game", "seat0", "seat1", "seed", "winner", "winner_name",
+    "score0", "score1", "margin", "forfeit_seat", "fault", "fault_detail", "fault_deal", "deals", "decisions0",
+    "decisions1", "latency_mean0", "latency_mean1", "latency_max0", "latency_max1", "cpu_ms0", "cpu_ms1",
+    "started", "finished", "latencies", "cpu",
+)  # fmt: skip
+
+#: Version 3's tables of matches, deals and action codes. ``match_rows.n`` (the rowid) is
+#: what ``deal_rows.match_n`` refers to: a small integer instead of the match's text id in
+#: every deal row and its index. ``deal_rows`` is clustered on (``match_n``, ``deal``), so it
+#: needs no index of its own and a match's deals are together; ``match_rows_idx`` gives the
+#: schedule order without a sort. The views ``matches`` and ``deals`` are version 2's tables
+#: (without ``n``; the deals' actions decoded in SQL: `_DECODE_SQL`), for SQL written against them.
+_BYTES = "x'" + "".join(f"{i:02x}" for i in range(256)) + "'"
+_BYTE = f"(instr({_BYTES}, substr(d.actions, v.i + 1, 1)) - 1)"  # the byte after position i, 0..255
+#: A deal ``d``'s actions as space-separated text, in SQL: its varint codes walked by a
+#: recursive query and looked up in ``action_codes`` (slow, about 30 us a deal, but any
+#: SQLite reads it; the arena decodes in Python).
+_DECODE_SQL = f"""(WITH RECURSIVE v(i, c, s, code) AS (
+        SELECT 0, 0, 1, NULL
+        UNION ALL
+        SELECT v.i + 1,
+            CASE WHEN {_BYTE} >= 128 THEN v.c + ({_BYTE} - 128) * v.s ELSE 0 END,
+            CASE WHEN {_BYTE} >= 128 THEN v.s * 128 ELSE 1 END,
+            CASE WHEN {_BYTE} >= 128 THEN NULL ELSE v.c + {_BYTE} * v.s END
+        FROM v WHERE v.i < length(d.actions)
+    )
+    SELECT coalesce(group_concat(action, ' '), '') FROM (
+        SELECT a.action FROM v JOIN action_codes a ON a.code = v.code ORDER BY v.i
+    ))"""
+_SCHEMA_3 = f"""
+CREATE TABLE IF NOT EXISTS match_rows (
+    id TEXT NOT NULL UNIQUE, idx INTEGER NOT NULL, run_id INTEGER, pairing TEXT NOT NULL,
     pair_index INTEGER NOT NULL, game INTEGER NOT NULL, seat0 TEXT NOT NULL, seat1 TEXT NOT NULL,
     seed INTEGER NOT NULL, winner INTEGER, winner_name TEXT, score0 INTEGER NOT NULL,
     score1 INTEGER NOT NULL, margin INTEGER NOT NULL, forfeit_seat INTEGER, fault TEXT,
     fault_detail TEXT, fault_deal INTEGER, deals INTEGER NOT NULL, decisions0 INTEGER NOT NULL,
     decisions1 INTEGER NOT NULL, latency_mean0 REAL, latency_mean1 REAL, latency_max0 REAL,
     latency_max1 REAL, cpu_ms0 REAL, cpu_ms1 REAL, started REAL, finished REAL,
-    latencies BLOB, cpu BLOB
+    latencies BLOB, cpu BLOB, n INTEGER PRIMARY KEY
 );
-CREATE TABLE IF NOT EXISTS deals (
-    match_id TEXT NOT NULL REFERENCES matches(id), deal INTEGER NOT NULL, seed INTEGER NOT NULL,
+CREATE INDEX IF NOT EXISTS match_rows_idx ON match_rows (idx);
+CREATE TABLE IF NOT EXISTS deal_rows (
+    match_n INTEGER NOT NULL, deal INTEGER NOT NULL, seed INTEGER NOT NULL,
     dealer INTEGER NOT NULL, winner INTEGER, game_points INTEGER NOT NULL, carried INTEGER NOT NULL,
     reason TEXT NOT NULL,
-    points0 INTEGER, points1 INTEGER, tricks0 INTEGER, tricks1 INTEGER, actions TEXT NOT NULL,
-    PRIMARY KEY (match_id, deal)
-);
+    points0 INTEGER, points1 INTEGER, tricks0 INTEGER, tricks1 INTEGER, actions BLOB NOT NULL,
+    PRIMARY KEY (match_n, deal)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS action_codes (code INTEGER PRIMARY KEY, action TEXT NOT NULL UNIQUE);
+CREATE VIEW IF NOT EXISTS deals AS
+    SELECT m.id AS match_id, d.deal, d.seed, d.dealer, d.winner, d.game_points, d.carried, d.reason,
+        d.points0, d.points1, d.tricks0, d.tricks1, {_DECODE_SQL} AS actions
+    FROM deal_rows d JOIN match_rows m ON m.n = d.match_n;
+CREATE VIEW IF NOT EXISTS matches AS SELECT {", ".join(MATCH_NAMES)} FROM match_rows;
 """
+
+#: What readers get from ``deals`` whatever the version: version 2's columns, with the
+#: match's text id and the actions as space-separated text (name, declared type, nullable).
+DEAL_COLUMNS: tuple[tuple[str, str, bool], ...] = (
+    ("match_id", "TEXT", False), ("deal", "INTEGER", False), ("seed", "INTEGER", False),
+    ("dealer", "INTEGER", False), ("winner", "INTEGER", True), ("game_points", "INTEGER", False),
+    ("carried", "INTEGER", False), ("reason", "TEXT", False), ("points0", "INTEGER", True),
+    ("points1", "INTEGER", True), ("tricks0", "INTEGER", True), ("tricks1", "INTEGER", True),
+    ("actions", "TEXT", False),
+)  # fmt: skip
+_DEAL_NAMES = [name for name, _, _ in DEAL_COLUMNS]
 
 #: Matches lost before play: a forfeit with no deal played (see `Store.unplayed_ids`).
 _UNPLAYED = "fault IS NOT NULL AND fault_deal IS NULL AND deals = 0"
@@ -111,50 +174,125 @@ TIMING_COLUMNS = (
 # largest value of the width stands for a missing one (CPU time not measured). The width
 # is the smallest that holds the largest value. A list that does not fit (a negative or
 # non-finite value, more than 3 decimals) is kept as JSON text, version 1's form.
+#
+# Version 3 writes the same values as byte planes (every value's lowest byte, then every
+# value's next byte, ...) compressed with raw DEFLATE, and says so with the width's high
+# bit (0x82, 0x84, 0x88): a millisecond or less needs only the low byte or two, so the
+# high planes are nearly all zeros and compress to almost nothing (about 200 bytes for
+# a match's two lists instead of 315). Kept as planes only when that is smaller; both
+# forms decode in C (zlib, slice assignment, struct), so reading stays fast.
 _HEADER = struct.Struct("<BII")
 _WIDTHS = {2: "H", 4: "I", 8: "Q"}
+_PLANES = 0x80
 
 
 def pack_ms(lists: Sequence[Sequence[float | None]]) -> bytes | str:
     """Two seats' lists of milliseconds (None: missing) as the store keeps them: packed
     microseconds, or JSON text for values that do not fit (see above)."""
-    us: list[int | None] = []
-    for x in (*lists[0], *lists[1]):
-        if x is None:
-            us.append(None)
-            continue
-        if not (isinstance(x, int | float) and math.isfinite(x) and x >= 0):
-            return json.dumps([list(lists[0]), list(lists[1])])
-        u = round(x * 1000)
-        if u / 1000 != x:
-            return json.dumps([list(lists[0]), list(lists[1])])
-        us.append(u)
-    top = max((u for u in us if u is not None), default=0)
+    flat = [*lists[0], *lists[1]]
+    present = [x for x in flat if x is not None]
+    try:
+        us = [round(x * 1000) for x in present]
+    except (TypeError, ValueError, OverflowError):  # not a number, NaN, infinite
+        us = None
+    # whole microseconds (text fails above), none below 0
+    if us is None or (us and min(us) < 0) or [u / 1000 for u in us] != present:
+        return json.dumps([list(lists[0]), list(lists[1])])
+    top = max(us, default=0)
     width = next((w for w in (2, 4, 8) if top < (1 << (8 * w)) - 1), None)
     if width is None:
         return json.dumps([list(lists[0]), list(lists[1])])
     missing = (1 << (8 * width)) - 1
-    values = [missing if u is None else u for u in us]
-    return _HEADER.pack(width, len(lists[0]), len(lists[1])) + struct.pack(f"<{len(values)}{_WIDTHS[width]}", *values)
+    if len(us) < len(flat):
+        it = iter(us)
+        us = [missing if x is None else next(it) for x in flat]
+    body = struct.pack(f"<{len(us)}{_WIDTHS[width]}", *us)
+    planes = zlib.compress(b"".join(body[j::width] for j in range(width)), 6, wbits=-15)
+    if len(planes) < len(body):
+        return _HEADER.pack(width | _PLANES, len(lists[0]), len(lists[1])) + planes
+    return _HEADER.pack(width, len(lists[0]), len(lists[1])) + body
 
 
 def unpack_ms(value: bytes | str | None) -> list[list[float | None]] | None:
     """The two seats' lists of milliseconds from a stored ``latencies`` or ``cpu`` value:
-    packed (version 2) or JSON text (version 1, or values that do not pack); None stays None."""
+    packed (versions 2 and 3) or JSON text (version 1, or values that do not pack); None
+    stays None."""
     if value is None:
         return None
     if isinstance(value, str):
         return json.loads(value)
     width, n0, n1 = _HEADER.unpack_from(value)
-    values = struct.unpack_from(f"<{n0 + n1}{_WIDTHS[width]}", value, _HEADER.size)
+    if width & _PLANES:
+        width &= ~_PLANES
+        planes = zlib.decompress(value[_HEADER.size :], wbits=-15)
+        count = len(planes) // width
+        body = bytearray(len(planes))
+        for j in range(width):
+            body[j::width] = planes[j * count : (j + 1) * count]
+        values = struct.unpack(f"<{n0 + n1}{_WIDTHS[width]}", body)
+    else:
+        values = struct.unpack_from(f"<{n0 + n1}{_WIDTHS[width]}", value, _HEADER.size)
     missing = (1 << (8 * width)) - 1
-    ms = [None if u == missing else u / 1000 for u in values]
+    if missing in values:
+        ms = [None if u == missing else u / 1000 for u in values]
+    else:
+        ms = [u / 1000 for u in values]
     return [ms[:n0], ms[n0:]]
 
 
 def _repack(value: bytes | str | None) -> bytes | str | None:
     """A stored value in this version's form (for a migration or a merge)."""
-    return value if value is None or isinstance(value, bytes) else pack_ms(json.loads(value))
+    if value is None:
+        return None
+    if isinstance(value, bytes) and value[0] & _PLANES:
+        return value
+    return pack_ms(unpack_ms(value))
+
+
+# -- actions ---------------------------------------------------------------------------------------
+#
+# ``deals.actions`` (version 3) is a BLOB of action codes, one per action, each an unsigned
+# LEB128 varint: one byte for codes below 128. The codes are the store's own, listed in its
+# ``action_codes`` table: the built-in ones below are the same in every store and never
+# change (they are not the engine's action ids, which may grow); an action string not among
+# them (a new game form's, say) gets the next free code of that store the first time it is
+# written, in the same transaction. So any action string is kept exactly.
+_RANKS = "ATKQJ987"
+_SUITS = "CDHS"
+BUILTIN_ACTIONS: tuple[str, ...] = (
+    *(f"play:{r}{s}" for s in _SUITS for r in _RANKS),
+    *(f"marry:{s}" for s in _SUITS),
+    "exchange", "close", "declare", "draw", "pass",
+    *(f"bid:{k}" for k in range(1, 6)),
+    *(f"trump:{s}" for s in _SUITS),
+)  # fmt: skip
+"""Codes 1, 2, ... in this order, in every version 3 store (code 0 is not used)."""
+
+
+def _varints(codes: Iterable[int]) -> bytes:
+    """Codes as unsigned LEB128 varints."""
+    out = bytearray()
+    for c in codes:
+        while c >= 0x80:
+            out.append(c & 0x7F | 0x80)
+            c >>= 7
+        out.append(c)
+    return bytes(out)
+
+
+def _codes(blob: bytes) -> list[int]:
+    """The codes of a varint BLOB."""
+    if blob.isascii():  # every byte below 128: one code each (the usual case, read in C)
+        return list(blob)
+    out, c, shift = [], 0, 0
+    for b in blob:
+        c |= (b & 0x7F) << shift
+        if b & 0x80:
+            shift += 7
+        else:
+            out.append(c)
+            c, shift = 0, 0
+    return out
 
 
 class StoreError(UserError):
@@ -289,6 +427,7 @@ class Store:
             raise StoreError(f"{self.path}: no such store")
         #: The ids of the matches this object wrote, for `verify`.
         self.written: list[str] = []
+        self._names: dict[str, list[str]] = {}
         with _errors(self.path):
             if create:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -315,28 +454,96 @@ class Store:
             raise
         if version is None:
             if not create:
+                self.db.close()
                 raise StoreError(f"{self.path}: not a results store (no schema version)")
-            self._set_meta("schema_version", str(SCHEMA_VERSION))
+            self._create_3()
         elif version not in _READABLE:
             self.db.close()
             raise StoreError(
-                f"{self.path}: store schema version {version}; this arena reads versions {', '.join(_READABLE)}"
+                f"{self.path}: store schema version {version}, written by a newer arena; this one reads versions "
+                f"{', '.join(_READABLE)}"
             )
-        #: The store's schema version, as text; a version 1 store is migrated when opened
-        #: to write (``create``) or written to (`write_match`), whichever comes first.
+        #: The store's schema version, as text; a version 1 or 2 store is migrated when
+        #: opened to write (``create``) or written to (`write_match`), whichever comes first.
         self.version = version or str(SCHEMA_VERSION)
+        #: ``action_codes`` as read (code -> action; index 0 unused), and its inverse.
+        self._actions: list[str] | None = None
+        self._action_codes: dict[str, int] = {}
         if self.version != str(SCHEMA_VERSION) and create:
             self._migrate()
 
-    def _migrate(self) -> None:
-        """Bring a version 1 store to this version, in one transaction: pack its latencies
-        and CPU times (`pack_ms`)."""
-        self.db.create_function("repack", 1, _repack, deterministic=True)
+    @property
+    def _v3(self) -> bool:
+        return self.version == "3"
+
+    def _create_3(self) -> None:
+        """A new store's version 3 tables, with the built-in action codes."""
         self.db.execute("BEGIN IMMEDIATE")
         try:
+            self._create_tables_3()
+            self._set_meta("schema_version", str(SCHEMA_VERSION))
+            self.db.execute("COMMIT")
+        except BaseException:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise
+
+    def _create_tables_3(self) -> None:
+        """Version 3's tables, index and view, and the built-in action codes, in the caller's
+        transaction (``executescript`` would commit it)."""
+        for statement in _SCHEMA_3.split(";"):
+            if statement.strip():
+                self.db.execute(statement)
+        self.db.executemany(
+            "INSERT OR IGNORE INTO action_codes (code, action) VALUES (?, ?)",
+            enumerate(BUILTIN_ACTIONS, 1),
+        )
+
+    def _migrate(self) -> None:
+        """Bring a version 1 or 2 store to version 3, in one transaction: the same matches
+        in the same rows (their rowids become ``n``), latencies and CPU times repacked
+        (`pack_ms`), every deal keyed by its match's ``n`` with its actions as codes. The
+        space freed is reused by later writes (``VACUUM`` gives it back to the disk)."""
+        codes = dict(zip(BUILTIN_ACTIONS, range(1, len(BUILTIN_ACTIONS) + 1), strict=True))
+        extra: list[str] = []
+
+        def encode(text: str) -> bytes:
+            actions = text.split()
+            try:
+                out = [codes[a] for a in actions]
+            except KeyError:
+                out = []
+                for action in actions:
+                    code = codes.get(action)
+                    if code is None:
+                        code = codes[action] = len(codes) + 1
+                        extra.append(action)
+                    out.append(code)
+            return bytes(out) if not out or max(out) < 0x80 else _varints(out)
+
+        self.db.create_function("repack", 1, _repack, deterministic=True)
+        self.db.create_function("encode_actions", 1, encode)
+        names = self._table_names("matches")
+        listed = ", ".join(names)
+        repacked = ", ".join(f"repack({c})" if c in ("latencies", "cpu") else c for c in names)
+        deal_names = ", ".join(f"d.{c}" for c in _DEAL_NAMES[1:-1])
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute("ALTER TABLE matches RENAME TO matches_2")
+            self.db.execute("ALTER TABLE deals RENAME TO deals_2")
+            self._create_tables_3()
             self.db.execute(
-                "UPDATE matches SET latencies = repack(latencies), cpu = repack(cpu) "
-                "WHERE typeof(latencies) = 'text' OR typeof(cpu) = 'text'"
+                f"INSERT INTO match_rows ({listed}, n) SELECT {repacked}, rowid FROM matches_2 ORDER BY rowid"
+            )
+            self.db.execute(
+                f"INSERT INTO deal_rows SELECT m.n, {deal_names}, encode_actions(d.actions) FROM deals_2 d "
+                "JOIN match_rows m ON m.id = d.match_id ORDER BY m.n, d.deal"
+            )
+            self.db.execute("DROP TABLE deals_2")
+            self.db.execute("DROP TABLE matches_2")
+            self.db.executemany(
+                "INSERT INTO action_codes (code, action) VALUES (?, ?)",
+                [(codes[a], a) for a in extra],
             )
             self._set_meta("schema_version", str(SCHEMA_VERSION))
             self.db.execute("COMMIT")
@@ -345,6 +552,70 @@ class Store:
                 self.db.execute("ROLLBACK")
             raise
         self.version = str(SCHEMA_VERSION)
+        self._actions = None
+        self._names.clear()
+
+    def _table_names(self, table: str) -> list[str]:
+        """A table's stored column names, in order (version 3's ``match_rows`` for ``matches``,
+        its key ``n`` left out)."""
+        if table not in self._names:
+            rows = self.db.execute(f"PRAGMA table_info({self._m if table == 'matches' else table})")
+            self._names[table] = [r[1] for r in rows if r[1] != "n"]
+        return self._names[table]
+
+    @property
+    def _m(self) -> str:
+        """The table of matches: ``match_rows`` in version 3 (``matches`` is its view), else ``matches``."""
+        return "match_rows" if self._v3 else "matches"
+
+    # -- action codes ---------------------------------------------------------------------
+    def _load_actions(self) -> list[str]:
+        """The store's action codes, read again (another writer may have added some)."""
+        table = [""]
+        for code, action in self.db.execute("SELECT code, action FROM action_codes ORDER BY code"):
+            if code != len(table):
+                raise StoreError(f"{self.path}: the store is damaged (action code {code} out of sequence)")
+            table.append(action)
+        self._actions = table
+        self._action_codes = {a: k for k, a in enumerate(table) if k}
+        return table
+
+    def _decode(self, blob: bytes) -> str:
+        """A deal's stored action codes as space-separated text."""
+        table = self._actions or self._load_actions()
+        codes = blob if blob.isascii() else _codes(blob)  # bytes below 128 are whole codes
+        try:
+            return " ".join([table[c] for c in codes])
+        except IndexError:
+            table = self._load_actions()
+            try:
+                return " ".join([table[c] for c in codes])
+            except IndexError:
+                raise StoreError(f"{self.path}: the store is damaged (an unknown action code)") from None
+
+    def _encode(self, actions: Sequence[str]) -> bytes:
+        """A deal's actions as codes; a new action string gets the next free code. Call
+        inside the write transaction (the new codes are written in it)."""
+        if self._actions is None:
+            self._load_actions()
+        try:
+            codes = [self._action_codes[a] for a in actions]
+            if not codes or max(codes) < 0x80:
+                return bytes(codes)
+        except KeyError:
+            codes = []
+            for action in actions:
+                code = self._action_codes.get(action)
+                if code is None:
+                    table = self._load_actions()  # in the transaction: the latest codes
+                    code = self._action_codes.get(action)
+                    if code is None:
+                        code = len(table)
+                        self.db.execute("INSERT INTO action_codes (code, action) VALUES (?, ?)", (code, action))
+                        table.append(action)
+                        self._action_codes[action] = code
+                codes.append(code)
+        return _varints(codes)
 
     def __enter__(self) -> Store:
         return self
@@ -532,7 +803,7 @@ class Store:
     ) -> None:
         """Write one match and its deals atomically. A match of that id already stored
         is replaced if it was lost before play (`unplayed_ids`), else refused."""
-        if self.version != str(SCHEMA_VERSION):  # a version 1 store opened to read, and now written
+        if self.version != str(SCHEMA_VERSION):  # a version 1 or 2 store opened to read, and now written
             self._migrate()
         r = record
         f = r.forfeit
@@ -554,49 +825,76 @@ class Store:
             started, finished, pack_ms(r.latency_ms), pack_ms(r.cpu_ms),
         )  # fmt: skip
         deals = [
-            (match_id, k, _u64(d.seed), d.dealer, d.winner, d.game_points, d.carried, d.reason, d.points[0],
-             d.points[1], d.tricks[0], d.tricks[1], " ".join(d.actions))
+            (k, _u64(d.seed), d.dealer, d.winner, d.game_points, d.carried, d.reason, d.points[0], d.points[1],
+             d.tricks[0], d.tricks[1], d.actions)
             for k, d in enumerate(r.deals)
         ]  # fmt: skip
         try:
             self.db.execute("BEGIN IMMEDIATE")
-            gone = self.db.execute(f"DELETE FROM matches WHERE id = ? AND {_UNPLAYED}", (match_id,)).rowcount
-            if gone:
-                self.db.execute("DELETE FROM deals WHERE match_id = ?", (match_id,))
-            self.db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * len(row))})", row)
-            self.db.executemany(f"INSERT INTO deals VALUES ({', '.join('?' * 13)})", deals)
+            self._insert(match_id, row, deals, replace_unplayed=True)
             self.db.execute("COMMIT")
         except sqlite3.IntegrityError:
-            self.db.execute("ROLLBACK")
+            self._rollback()
             raise StoreError(f"{self.path}: match {match_id} is already recorded") from None
         except BaseException:
-            if self.db.in_transaction:
-                self.db.execute("ROLLBACK")
+            self._rollback()
             raise
         self.written.append(match_id)
+
+    def _rollback(self) -> None:
+        """Roll back the write transaction; codes it added are forgotten (read again when needed)."""
+        if self.db.in_transaction:
+            self.db.execute("ROLLBACK")
+        self._actions = None
+
+    def _insert(
+        self,
+        match_id: str,
+        row: Sequence[Any],
+        deals: Sequence[Sequence[Any]],
+        *,
+        replace_unplayed: bool = False,
+    ) -> None:
+        """Insert a match row (version 2's columns, seed signed) and its deals (``deal``,
+        ``seed`` signed, ..., the actions as a list of strings), in the caller's transaction;
+        first delete the match of that id if it was lost before play and ``replace_unplayed``."""
+        if replace_unplayed:
+            gone = self.db.execute(f"SELECT n FROM match_rows WHERE id = ? AND {_UNPLAYED}", (match_id,)).fetchone()
+            if gone:
+                self.db.execute("DELETE FROM deal_rows WHERE match_n = ?", gone)
+                self.db.execute("DELETE FROM match_rows WHERE n = ?", gone)
+        names = self._table_names("matches")
+        n = self.db.execute(
+            f"INSERT INTO match_rows ({', '.join(names)}) VALUES ({', '.join('?' * len(row))})", row
+        ).lastrowid
+        self.db.executemany(
+            f"INSERT INTO deal_rows VALUES ({', '.join('?' * 13)})",
+            [(n, *d[:-1], self._encode(d[-1])) for d in deals],
+        )
 
     def _rows(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
         cur = self.db.execute(sql, args)
         names = [d[0] for d in cur.description]
         return [dict(zip(names, row, strict=True)) for row in cur]
 
+    @property
+    def _order(self) -> str:
+        """The schedule order of ``matches`` (``n`` breaks ties in version 3, so the
+        ``match_rows_idx`` index gives it without a sort)."""
+        return "idx, n" if self._v3 else "idx"
+
     def matches(self, columns: Sequence[str] | None = None) -> list[dict[str, Any]]:
         """Every match row, in schedule order (seeds as unsigned integers; ``latencies``
         and ``cpu`` as stored: `unpack_ms` reads them); only ``columns`` if given, for a
         reader that does not need the latencies (most of a row)."""
-        if columns is not None:  # seeds unsigned already
-            names = list(columns)
-            return [dict(zip(names, r, strict=True)) for chunk in self.chunks("matches", names) for r in chunk]
-        rows = self._rows("SELECT * FROM matches ORDER BY idx")
-        for r in rows:
-            r["seed"] = _from_u64(r["seed"])
-        return rows
+        names = list(self._table_names("matches") if columns is None else columns)
+        return [dict(zip(names, r, strict=True)) for chunk in self.chunks("matches", names) for r in chunk]
 
     def results(self) -> list[dict[str, Any]]:
         """Who played whom and who won (``seat0``, ``seat1``, ``winner``), with the
         ``pairing`` and ``pair_index``: what a rating fit or a bootstrap over duplicate
         pairs needs, without the heavy columns of `matches`."""
-        return self._rows("SELECT seat0, seat1, winner, pairing, pair_index FROM matches ORDER BY idx")
+        return self._rows(f"SELECT seat0, seat1, winner, pairing, pair_index FROM {self._m} ORDER BY {self._order}")
 
     def result_counts(self) -> list[dict[str, Any]]:
         """How many matches ended each way: rows of ``seat0``, ``seat1``, ``pairing``,
@@ -621,29 +919,48 @@ class Store:
             ") GROUP BY pairing, games, no_result, a_wins ORDER BY pairing, games, no_result, a_wins"
         )
 
+    def _deal_select(self, columns: Sequence[str]) -> str:
+        """``SELECT`` of these columns of `DEAL_COLUMNS` from deals ``d`` joined to their
+        matches ``m`` (the ``FROM`` included), for this store's version."""
+        if not self._v3:
+            return f"SELECT {', '.join('d.' + c for c in columns)} FROM deals d JOIN matches m ON m.id = d.match_id"
+        picked = ", ".join("m.id" if c == "match_id" else "d." + c for c in columns)
+        return f"SELECT {picked} FROM match_rows m JOIN deal_rows d ON d.match_n = m.n"
+
     def chunks(
         self, table: str, columns: Sequence[str] | None = None, size: int = 50_000
     ) -> Iterator[list[tuple[Any, ...]]]:
         """The ``matches`` or ``deals`` table's ``columns`` (default: all, in order) in the
-        order of `matches` and `deals` (seeds as unsigned integers), as lists of at most
-        ``size`` tuples: for a reader that keeps only what it needs, or one chunk at a time
-        (the report leaves out the latencies, the bulk of a row; an export streams)."""
-        known = [name for name, _, _ in self.columns(table)]
+        order of `matches` and `deals` (seeds as unsigned integers, actions as text), as
+        lists of at most ``size`` tuples: for a reader that keeps only what it needs, or
+        one chunk at a time (the report leaves out the latencies, the bulk of a row; an
+        export streams). Version 3 reads both in schedule order through ``match_rows_idx``
+        and the deals' key, without a sort, so memory stays flat however large the store."""
+        known = [name for name, _, _ in self.columns(table)] if table in ("matches", "deals") else []
         columns = list(known if columns is None else columns)
-        if table not in ("matches", "deals") or any(c not in known for c in columns):
+        if not known or any(c not in known for c in columns):
             raise ValueError(f"cannot read {columns} of {table!r} in chunks")
         if table == "matches":
-            cur = self.db.execute(f"SELECT {', '.join(columns)} FROM matches ORDER BY idx")
+            cur = self.db.execute(f"SELECT {', '.join(columns)} FROM {self._m} ORDER BY {self._order}")
         else:
-            cur = self.db.execute(
-                f"SELECT {', '.join('d.' + c for c in columns)} FROM deals d JOIN matches m ON m.id = d.match_id "
-                "ORDER BY m.idx, d.deal"
-            )
+            order = "m.idx, m.n, d.deal" if self._v3 else "m.idx, d.deal"
+            cur = self.db.execute(f"{self._deal_select(columns)} ORDER BY {order}")
         seed = columns.index("seed") if "seed" in columns else None
+        actions = columns.index("actions") if "actions" in columns and self._v3 else None
         while chunk := cur.fetchmany(size):
-            if seed is not None:
-                chunk = [(*r[:seed], _from_u64(r[seed]), *r[seed + 1 :]) for r in chunk]
+            if seed is not None or actions is not None:
+                chunk = self._plain_rows(chunk, seed, actions)
             yield chunk
+
+    def _plain_rows(self, rows: list[tuple[Any, ...]], seed: int | None, actions: int | None) -> list[tuple[Any, ...]]:
+        """Stored rows with the seed unsigned and the actions as text (at those places),
+        converted a column at a time."""
+        cols = list(zip(*rows, strict=True))
+        if seed is not None:
+            cols[seed] = [x + (1 << 64) if x < 0 else x for x in cols[seed]]
+        if actions is not None:
+            cols[actions] = list(map(self._decode, cols[actions]))
+        return list(zip(*cols, strict=True))
 
     def latency_chunks(self, size: int = 50_000) -> Iterator[list[tuple[str, str, bytes | str | None]]]:
         """Every match's ``seat0``, ``seat1`` and ``latencies`` as stored (`unpack_ms` reads
@@ -656,26 +973,28 @@ class Store:
         """How many deals ended each way: rows of ``seat0``, ``seat1`` (the match's),
         ``winner`` (the deal's seat; NULL for a drawn hand), ``game_points`` and ``count``
         (for `arena.stats.margins.deal_points_counted`)."""
+        on, deals = ("m.n = d.match_n", "deal_rows") if self._v3 else ("m.id = d.match_id", "deals")
         return self._rows(
-            "SELECT m.seat0, m.seat1, d.winner, d.game_points, count(*) AS count FROM deals d "
-            "JOIN matches m ON m.id = d.match_id GROUP BY m.seat0, m.seat1, d.winner, d.game_points "
+            f"SELECT m.seat0, m.seat1, d.winner, d.game_points, count(*) AS count FROM {deals} d "
+            f"JOIN {self._m} m ON {on} GROUP BY m.seat0, m.seat1, d.winner, d.game_points "
             "ORDER BY m.seat0, m.seat1, d.winner, d.game_points"
         )
 
     def deals(self) -> list[dict[str, Any]]:
-        rows = self._rows("SELECT d.* FROM deals d JOIN matches m ON m.id = d.match_id ORDER BY m.idx, d.deal")
-        for r in rows:
-            r["seed"] = _from_u64(r["seed"])
-        return rows
+        """Every deal row (`DEAL_COLUMNS`), in the order of `matches`."""
+        return [dict(zip(_DEAL_NAMES, r, strict=True)) for chunk in self.chunks("deals") for r in chunk]
 
     def match(self, match_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
-        rows = self._rows("SELECT * FROM matches WHERE id = ?", (match_id,))
+        """One match's row and its deals (as `matches` and `deals` give them), or None."""
+        names = self._table_names("matches")
+        rows = self._rows(f"SELECT {', '.join(names)} FROM {self._m} WHERE id = ?", (match_id,))
         if not rows:
             return None
         rows[0]["seed"] = _from_u64(rows[0]["seed"])
-        deals = self._rows("SELECT * FROM deals WHERE match_id = ? ORDER BY deal", (match_id,))
-        for d in deals:
-            d["seed"] = _from_u64(d["seed"])
+        cur = self.db.execute(f"{self._deal_select(_DEAL_NAMES)} WHERE m.id = ? ORDER BY d.deal", (match_id,))
+        actions = len(_DEAL_NAMES) - 1 if self._v3 else None
+        found = cur.fetchall()
+        deals = [dict(zip(_DEAL_NAMES, r, strict=True)) for r in (self._plain_rows(found, 2, actions) if found else [])]
         return rows[0], deals
 
     def runs(self) -> list[dict[str, Any]]:
@@ -683,11 +1002,15 @@ class Store:
 
     def columns(self, table: str) -> list[tuple[str, str, bool]]:
         """A table's columns in order: name, declared SQLite type, whether NULL is allowed
-        (for exports that type every column, even of an empty table)."""
+        (for exports that type every column, even of an empty table). ``deals`` gives what
+        readers get (`DEAL_COLUMNS`: the match's text id, the actions as text) whatever the
+        version; ``matches`` leaves out version 3's internal key ``n``."""
         if table not in ("meta", "runs", "agents", "matches", "deals"):
             raise ValueError(f"no table {table!r} in a results store")
-        rows = self._rows(f"PRAGMA table_info({table})")
-        return [(r["name"], r["type"], not r["notnull"] and not r["pk"]) for r in rows]
+        if table == "deals":
+            return list(DEAL_COLUMNS)
+        rows = self._rows(f"PRAGMA table_info({self._m if table == 'matches' else table})")
+        return [(r["name"], r["type"], not r["notnull"] and not r["pk"]) for r in rows if r["name"] != "n"]
 
     # -- merging --------------------------------------------------------------------------
     def merge_from(self, other: Store) -> int:
@@ -698,7 +1021,10 @@ class Store:
             return 0
         self.bind_config(other.config, other.config_hash)
         self.bind_agents(other.agents())
+        if not self._v3:
+            self._migrate()
         mine = {m["id"]: m for m in self.matches()}
+        names = self._table_names("matches")
         new = 0
         self.db.execute("BEGIN IMMEDIATE")
         try:
@@ -710,15 +1036,16 @@ class Store:
                         raise StoreError(f"{other.path}: match {m['id']} differs from the one in {self.path}")
                     continue
                 m = dict(m, seed=_u64(m["seed"]), run_id=None, latencies=_repack(m["latencies"]), cpu=_repack(m["cpu"]))
-                self.db.execute(f"INSERT INTO matches VALUES ({', '.join('?' * len(m))})", tuple(m.values()))
                 _, deals = other.match(m["id"])
-                self.db.executemany(
-                    f"INSERT INTO deals VALUES ({', '.join('?' * 13)})",
-                    [tuple(dict(d, seed=_u64(d["seed"])).values()) for d in deals],
-                )
+                self._insert(
+                    m["id"],
+                    [m.get(c) for c in names],
+                    [(*[_u64(d["seed"]) if c == "seed" else d[c] for c in _DEAL_NAMES[1:-1]], d["actions"].split())
+                     for d in deals],
+                )  # fmt: skip
                 new += 1
             self.db.execute("COMMIT")
         except BaseException:
-            self.db.execute("ROLLBACK")
+            self._rollback()
             raise
         return new
