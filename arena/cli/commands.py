@@ -18,12 +18,13 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("arena.cli.check", "run the protocol conformance suite against an agent"),
     "selfplay": ("arena.cli.selfplay", "fast in-process matches between built-in strategies"),
     "rules": ("arena.cli.rules", "list the variant presets and every rule flag"),
+    "view": ("arena.cli.view", "a stored match as an offline HTML replay: step through it, all hands or one seat's"),
     "replay": ("arena.cli.replay", "play a stored match again and check that it comes out the same"),
     "export": ("arena.cli.export", "write a store's matches and deals as CSV, Parquet or JSON lines"),
     "merge": ("arena.cli.merge", "combine the stores of tournament shards"),
     "secret": ("arena.cli.secret", "print a store's secret root seed: for shards, or to publish a finished run"),
     "submit": ("arena.cli.submit", "validate, build, check and enter an agent into a ladder (sandboxed)"),
-    "ladder": ("arena.cli.ladder", "a persistent ladder: init, run, standings, history, retire"),
+    "ladder": ("arena.cli.ladder", "a persistent ladder: init, run, standings, history, site, retire"),
     "sandbox-info": ("arena.cli.sandbox_info", "which sandbox mechanisms agent processes get on this machine"),
 }
 

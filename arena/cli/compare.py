@@ -15,9 +15,11 @@ further pair would be void, and says how to go on once it is fixed (exit status 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import shlex
 import sys
+import time
 from pathlib import Path
 
 import trio
@@ -33,8 +35,8 @@ from ..tournament.compare import COLUMNS, DEFAULTS, MAX_NELO, Comparison, Pair, 
 from ..tournament.runner import Finished, run_tournament
 from ..tournament.schedule import load_config
 from ..tournament.secret import bind_tournament, explicit_seed_warning
-from .options import add_sandbox, add_time_control_overrides, sandbox_policy, time_control_overrides
-from .tournament import code_version
+from .options import add_cluster, add_sandbox, add_time_control_overrides, sandbox_policy, time_control_overrides
+from .tournament import code_version, play_cluster
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -84,6 +86,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     r.add_argument("--no-report", action="store_true", help="do not write the HTML report")
     add_sandbox(p)
+    add_cluster(r, config=False)
 
 
 def check(args: argparse.Namespace) -> None:
@@ -132,7 +135,14 @@ def run(args: argparse.Namespace) -> int:
     settings = {"new": new, "old": old, "elo0": args.elo0, "elo1": args.elo1, "alpha": args.alpha,
                 "beta": args.beta, "max_pairs": pairs, "fixed": args.fixed is not None,
                 "model": args.model}  # fmt: skip
-    build_all(list(cfg.agents))
+    target = None
+    if args.cluster:  # refused before the store is made; each worker checks its toolchain and builds
+        from ..tournament.cluster import parse_target, require_dask
+
+        target = parse_target(args.cluster)
+        require_dask()
+    else:
+        build_all(list(cfg.agents))
     comparison = Comparison(settings)
     say = (lambda *a: None) if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
     stored = 0  # matches in the store
@@ -204,14 +214,40 @@ def run(args: argparse.Namespace) -> int:
                                      sandbox=sandbox, warn=warn)  # fmt: skip
                 nursery.cancel_scope.cancel()
 
+        def on_cluster() -> None:
+            from ..tournament.cluster import COMPARE_CHUNK_PAIRS
+
+            cfg_run = dataclasses.replace(cfg, sandbox=policy)  # the workers' sandbox: this run's policy
+            period, due = (0.5 if live.tty else 10.0), [0.0]
+
+            def tick() -> None:
+                if not args.quiet and time.monotonic() >= due[0]:
+                    due[0] = time.monotonic() + period
+                    live.draw()
+
+            def note(line: str) -> None:
+                live.clear()
+                print(line, file=sys.stderr, flush=True)
+
+            play_cluster(target, cfg_run, specs, store, run_id, finished=finished, note=note, warn=warn,
+                         should_stop=lambda: comparison.decided or bool(withdrawn), tick=tick,
+                         chunk_size=COMPARE_CHUNK_PAIRS)  # fmt: skip
+
         stop = None
+        cluster_error: UserError | None = None
         try:
-            if not comparison.decided:
+            if not comparison.decided and target is not None:
+                on_cluster()
+            elif not comparison.decided:
                 logs = cfg.store.with_name(cfg.store.stem + "-logs")
                 logs.mkdir(parents=True, exist_ok=True)
                 private(logs)
                 with Sandbox(policy, hide=[cfg.secret_file] if cfg.secret_file else []) as sandbox:
                     trio.run(play, sandbox, logs)
+        except UserError as e:
+            if target is None:
+                raise
+            cluster_error = e  # a lost scheduler, a worker's missing toolchain: said below, with the way on
         except BaseException as e:
             if not interrupted(e):
                 raise
@@ -221,6 +257,8 @@ def run(args: argparse.Namespace) -> int:
             store.finish_run(run_id)
         store.verify()  # every match written is there, in the file that was opened, whole
         again_cmd = shlex.join(["arena", *sys.argv[1:]] + ([] if args.resume else ["--resume"]))
+        if cluster_error is not None:
+            raise UserError(f"{cluster_error}; {store.count()} matches in {cfg.store}; resume with: {again_cmd}")
         if stop is not None:
             raise KeyboardInterrupt(
                 f"{store.count()} matches in {cfg.store}, {comparison.test.pairs} pairs complete, the test "

@@ -48,6 +48,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     r.add_argument("--quiet", action="store_true", help="print only the standings at the end")
     add_unsafe(r)
     r.add_argument("--events", type=Path, metavar="FILE", help="append a JSON-lines event stream to FILE")
+    r.add_argument(
+        "--site", type=Path, metavar="OUT",
+        help="write the ladder's static web site to OUT after every round (default: no site; arena ladder site "
+        "writes it on demand)",
+    )  # fmt: skip
 
     s = sub.add_parser("standings", help="ratings with 95%% intervals, games, score, status")
     _ladder(s)
@@ -57,6 +62,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     h = sub.add_parser("history", help="chart each agent's rating over the rounds (PNG, HTML report)")
     _ladder(h)
     h.add_argument("--out", type=Path, help="where to write history.png and the report (default: LADDER/report)")
+
+    w = sub.add_parser("site", help="write the ladder's static web site: standings, agents, rounds, replays")
+    _ladder(w)
+    w.add_argument("-o", "--out", type=Path, help="the site's folder (default: LADDER/site)")
 
     t = sub.add_parser("retire", help="stop scheduling an agent; its record stays")
     _ladder(t)
@@ -69,9 +78,9 @@ def _ladder(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    return {"init": _init, "run": _run, "standings": _standings, "history": _history, "retire": _retire}[args.action](
-        args
-    )
+    actions = {"init": _init, "run": _run, "standings": _standings, "history": _history, "site": _site,
+               "retire": _retire}  # fmt: skip
+    return actions[args.action](args)
 
 
 def _init(args: argparse.Namespace) -> int:
@@ -114,7 +123,10 @@ def _run(args: argparse.Namespace) -> int:
             say("waiting for at least two active agents (arena submit PATH --ladder DIR)")
         run_id = store.start_run(code_version(), None, sys.argv)
 
+        stale = [False]  # matches stored since the site was last written
+
         def finished(f: Finished) -> None:
+            stale[0] = True
             r = f.record
             if log:
                 log.emit("match_finished", **match_event(f))
@@ -126,6 +138,14 @@ def _run(args: argparse.Namespace) -> int:
             say(f"round {round_} done: {played} matches played in this run, {store.count()} stored")
             if log:
                 log.emit("round_finished", round=round_, played=played, stored=store.count())
+            if args.site:
+                write_site()
+
+        def write_site() -> None:
+            from ..report.site import build_site
+
+            say(f"site: {build_site(store, args.site, name=cfg.name)}")
+            stale[0] = False
 
         played = 0
         stop = None
@@ -144,6 +164,8 @@ def _run(args: argparse.Namespace) -> int:
             if log:
                 log.close()
         store.verify()  # every match written is there, in the file that was opened, whole
+        if args.site and stale[0] and stop is None:  # stopped mid-round (--matches): the site shows it too
+            write_site()
         if stop is not None:
             again = ["arena", "ladder", "run", "--ladder", str(args.ladder)] + (["--unsafe-sandbox"] if
                                                                                args.unsafe_sandbox else [])  # fmt: skip
@@ -186,6 +208,19 @@ def _history(args: argparse.Namespace) -> int:
 
     print(f"chart: {png}")
     print(f"report: {build_report(cfg.store_path, out, title=f'Ladder {cfg.name}')}")
+    return 0
+
+
+def _site(args: argparse.Namespace) -> int:
+    from ..report.site import build_site
+
+    cfg = ladder.load(args.ladder)
+    out = args.out or cfg.folder / "site"
+    with ladder.open_store(cfg) as store:
+        path = build_site(store, out, name=cfg.name)
+        print(f"{store.count()} matches, {ladder.rounds_summary(store)}")
+    print(f"site: {path}")
+    print(f"serve it: python -m http.server --directory {out} 8000, then open http://localhost:8000/")
     return 0
 
 

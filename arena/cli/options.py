@@ -88,3 +88,14 @@ def sandbox_policy(args: argparse.Namespace, base: Policy | None = None) -> Poli
     """The sandbox policy: ``base`` (a config's, else the default), off with --no-sandbox."""
     policy = base or Policy()
     return dataclasses.replace(policy, enabled=False) if getattr(args, "no_sandbox", False) else policy
+
+
+def add_cluster(p: argparse.ArgumentParser, config: bool = True) -> None:
+    """``--cluster``; ``config``: the help says a config's ``cluster`` field comes first."""
+    pre = "the config's cluster, else " if config else ""
+    p.add_argument(
+        "--cluster", metavar="ADDRESS|local[:N]",
+        help="play on a Dask cluster: a scheduler's address (tcp://host:8786), or local:N for N worker processes "
+        f"on this machine (needs pip install 'sixtysix-arena[cluster]'; see docs/cluster.md; default: {pre}none: "
+        "play here)",
+    )  # fmt: skip

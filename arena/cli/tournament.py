@@ -13,6 +13,8 @@ import os
 import shlex
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +28,10 @@ from ..results.standings import format_standings, standings
 from ..results.store import Store
 from ..runtime.agents import MANIFEST, build_all, load_manifest, resolve
 from ..runtime.sandbox import Sandbox, private
-from ..tournament.runner import Finished, run_tournament
+from ..tournament.runner import Finished, run_tournament, write_finished
 from ..tournament.schedule import FORMATS, TournamentConfig, load_config, shard
 from ..tournament.secret import bind_tournament, explicit_seed_warning
-from .options import add_sandbox, add_time_control_overrides, sandbox_policy, time_control_overrides
+from .options import add_cluster, add_sandbox, add_time_control_overrides, sandbox_policy, time_control_overrides
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -69,6 +71,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     r.add_argument("--logs", type=Path, help="agents' stderr logs (default: STORE-logs next to the store)")
     r.add_argument("--no-report", action="store_true", help="do not write the HTML report at the end")
     add_sandbox(r)
+    add_cluster(r)
 
 
 def config_from_args(args: argparse.Namespace) -> TournamentConfig:
@@ -83,6 +86,7 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
         "variant": args.variant,
         "concurrency": args.concurrency,
         "store": args.store,
+        "cluster": args.cluster,
     }
     tc_flags = time_control_overrides(args)
     if args.config is None and not args.agents:
@@ -164,6 +168,7 @@ def resume_command(cfg: TournamentConfig, shard_spec: str | None, argv: list[str
         words = ["arena", "tournament", "--store", str(cfg.store), "--resume"]
         words += ["--shard", shard_spec] if shard_spec else []
         words += [] if cfg.sandbox.enabled else ["--no-sandbox"]
+        words += ["--cluster", cfg.cluster] if cfg.cluster else []
     else:
         words = ["arena", *argv[1:]] + ([] if "--resume" in argv else ["--resume"])
     return shlex.join(words)
@@ -199,7 +204,14 @@ def run_config(
             f"on {cpus} CPUs; wall-clock time controls are then unfair (consider --clock cpu)",
             file=sys.stderr,
         )
-    build_all(list(cfg.agents))
+    target = None
+    if cfg.cluster:  # refused before the store is made: a bad address, or no Dask here
+        from ..tournament.cluster import parse_target, require_dask
+
+        target = parse_target(cfg.cluster, "--cluster" if cfg.source == "flags" else f"{cfg.source}: field 'cluster'")
+        require_dask()
+    else:  # on a cluster, each worker checks its own toolchain and builds there
+        build_all(list(cfg.agents))
     agent_rows = [m.row() for m in cfg.agents]
     with Store(cfg.store) as store:
         cfg = bind_tournament(cfg, store)
@@ -230,9 +242,11 @@ def run_config(
                      done=len(mine), shard=shard_spec, store=str(cfg.store))  # fmt: skip
         if not quiet:
             where = f" (shard {shard_spec})" if shard_spec else ""
+            on = f" on Dask cluster {target}" if target else ""
             print(
                 f"{cfg.format} of {', '.join(cfg.names)}: {len(specs)} matches{where}, "
-                f"{len(specs) - len(mine)} to play, {cfg.concurrency} at a time; store {cfg.store}",
+                f"{len(specs) - len(mine)} to play, {cfg.concurrency} at a time{' per worker' if target else ''}{on}; "
+                f"store {cfg.store}",
                 file=sys.stderr,
             )
 
@@ -254,10 +268,18 @@ def run_config(
                 nursery.cancel_scope.cancel()
             return n
 
+        cluster_error: UserError | None = None
         try:
-            hide = [Path(cfg.source)] if cfg.source != "flags" else []
-            with Sandbox(cfg.sandbox, hide=hide + [cfg.secret_file] if cfg.secret_file else hide) as sandbox:
-                played = trio.run(main)
+            if target is not None:
+                played = _play_tournament_on_cluster(target, cfg, specs, store, run_id, progress, log, quiet, finished)
+            else:
+                hide = [Path(cfg.source)] if cfg.source != "flags" else []
+                with Sandbox(cfg.sandbox, hide=hide + [cfg.secret_file] if cfg.secret_file else hide) as sandbox:
+                    played = trio.run(main)
+        except UserError as e:
+            if target is None:
+                raise
+            cluster_error, stop = e, None  # a lost scheduler, a worker's missing toolchain: said below
         except BaseException as e:
             if not interrupted(e):
                 raise
@@ -270,6 +292,13 @@ def run_config(
                 log.emit("run_finished", played=progress.played, done=progress.done, total=len(specs))
                 log.close()
         store.verify()  # every match written is there, in the file that was opened, whole
+        if cluster_error is not None:
+            if not quiet and progress.tty:
+                progress.stream.write("\n")
+            ids = {s.match_id for s in specs}
+            stored = sum(1 for i in store.done_ids() if i in ids)
+            raise UserError(f"{cluster_error}; {stored} of {len(specs)} matches are in {cfg.store}; resume with: "
+                            f"{resume_command(cfg, shard_spec, argv)}")  # fmt: skip
         if stop is not None:
             if not quiet and progress.tty:
                 progress.stream.write("\n")
@@ -298,3 +327,81 @@ def run_config(
         )
         return 1
     return 0
+
+
+def play_cluster(
+    target: Any,
+    cfg: TournamentConfig,
+    specs: list,
+    store: Store,
+    run_id: int,
+    *,
+    finished: Callable[[Finished], None],
+    note: Callable[[str], None],
+    warn: Callable[[str], None] | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    log: EventLog | None = None,
+    tick: Callable[[], None] | None = None,
+    chunk_size: int | None = None,
+) -> tuple[int, Any]:
+    """Play the specs not yet stored on the Dask cluster ``target`` (`arena.tournament.cluster`),
+    writing each match here as its chunk arrives (then ``finished``); the event stream gets
+    the cluster's events. How many were played, and the `ClusterReport` (per worker)."""
+    from ..tournament.cluster import ClusterReport, connect, play_on_cluster
+
+    done = store.done_ids() - store.unplayed_ids()  # lost before play: played again, as in a local run
+    todo = [s for s in specs if s.match_id not in done]
+    report = ClusterReport()
+
+    def write(f: Finished) -> None:
+        write_finished(store, run_id, f)
+        finished(f)
+
+    def on_chunk(result: Any, stats: Any) -> None:
+        if log:
+            log.emit("chunk_finished", worker=result.worker, matches=len(result.finished),
+                     seconds=round(result.seconds, 3), worker_matches=stats.matches,
+                     worker_rate=round(stats.rate, 3))  # fmt: skip
+
+    def on_worker(what: str, worker: str) -> None:
+        if log:
+            log.emit(f"worker_{what}", worker=worker)
+
+    with connect(target) as client:
+        if log:
+            log.emit("cluster", target=str(target), workers=sorted(client.nthreads(callback_timeout=30)))
+        played = play_on_cluster(client, cfg, todo, write, note=note, warn=warn, on_chunk=on_chunk,
+                                 on_worker=on_worker, tick=tick, should_stop=should_stop, chunk_size=chunk_size,
+                                 report=report)  # fmt: skip
+    return played, report
+
+
+def _play_tournament_on_cluster(
+    target: Any,
+    cfg: TournamentConfig,
+    specs: list,
+    store: Store,
+    run_id: int,
+    progress: Progress,
+    log: EventLog | None,
+    quiet: bool,
+    finished: Callable[[Finished], None],
+) -> int:
+    """`play_cluster` with the tournament's live progress, and a line per worker at the end."""
+    period = 0.5 if progress.tty else 10.0
+    next_draw = time.monotonic() + period
+
+    def tick() -> None:
+        nonlocal next_draw
+        if not quiet and time.monotonic() >= next_draw:
+            next_draw = time.monotonic() + period
+            progress.draw()
+
+    note = progress.note if not quiet else (lambda line: print(line, file=sys.stderr, flush=True))
+    played, report = play_cluster(target, cfg, specs, store, run_id, finished=finished, note=note, log=log,
+                                  tick=tick)  # fmt: skip
+    if not quiet:
+        progress.note(f"{report.chunks} chunks of up to {report.chunk_pairs} duplicate pairs on {target}")
+        for line in report.lines():
+            progress.note(line)
+    return played

@@ -390,8 +390,10 @@ def _match_frame(store: Store) -> pd.DataFrame:
     return frame.rename(columns={"idx": "id"})
 
 
-def build_report(store_path: Path, out: Path, *, title: str | None = None) -> Path:
-    """Write ``out/index.html`` (self-contained) and its PNGs and CSVs; returns the HTML path."""
+def build_report(store_path: Path, out: Path, *, title: str | None = None, replays: int | None = None) -> Path:
+    """Write ``out/index.html`` (self-contained) and its PNGs and CSVs; returns the HTML path.
+    ``replays``: how many matches get a replay page, listed on ``matches.html`` and linked
+    from the report (default `arena.report.replays.REPORT_REPLAYS`; 0: none)."""
     with Store(store_path, create=False) as store:
         config = store.config or {}
         matches = _match_frame(store)
@@ -429,6 +431,11 @@ def build_report(store_path: Path, out: Path, *, title: str | None = None) -> Pa
         "same decks with the seats swapped.",
         "note",
     )
+    from .replays import REPORT_REPLAYS, match_list
+
+    link = match_list(store_path, matches, out, config, REPORT_REPLAYS if replays is None else replays)
+    if link:
+        r.parts.append(link)
     if matches.empty:
         head.append('<p class="headline">No matches are stored yet.</p>')
         path = out / "index.html"

@@ -135,6 +135,22 @@ class Pools:
                 pool.close()
 
 
+def write_finished(store: Store, run_id: int | None, f: Finished) -> None:
+    """Store one finished match (atomically; the store refuses one already recorded)."""
+    store.write_match(
+        run_id=run_id,
+        index=f.spec.index,
+        match_id=f.spec.match_id,
+        pairing=f.spec.pairing,
+        pair_index=f.spec.pair_index,
+        game=f.spec.game,
+        seats=f.spec.seats,
+        record=f.record,
+        started=f.started,
+        finished=f.finished,
+    )
+
+
 async def play(
     specs: list[MatchSpec],
     manifests: dict[str, Manifest],
@@ -153,6 +169,27 @@ async def play(
     lost before play (a seat could not be started) is played again and replaces it."""
     done = store.done_ids() - store.unplayed_ids()
     todo = [s for s in specs if s.match_id not in done]
+
+    def write(f: Finished) -> None:
+        write_finished(store, run_id, f)
+        if on_finished is not None:
+            on_finished(f)
+
+    return await play_into(todo, manifests, pools, write, should_stop=should_stop)
+
+
+async def play_into(
+    todo: list[MatchSpec],
+    manifests: dict[str, Manifest],
+    pools: Pools,
+    sink: Callable[[Finished], None],
+    *,
+    should_stop: Callable[[], bool] | None = None,
+) -> int:
+    """Play every spec of ``todo`` and hand each finished match to ``sink``, from one
+    writer task (so ``sink`` may write a store); returns how many were handed over.
+    `play` sinks into the store; a cluster worker (`arena.tournament.cluster_worker`)
+    into a list it returns. An error raised by ``sink`` cancels the matches in flight."""
     if not todo:
         return 0
     played = 0
@@ -163,21 +200,8 @@ async def play(
         nonlocal played
         async with recv:
             async for f in recv:
-                store.write_match(
-                    run_id=run_id,
-                    index=f.spec.index,
-                    match_id=f.spec.match_id,
-                    pairing=f.spec.pairing,
-                    pair_index=f.spec.pair_index,
-                    game=f.spec.game,
-                    seats=f.spec.seats,
-                    record=f.record,
-                    started=f.started,
-                    finished=f.finished,
-                )
+                sink(f)
                 played += 1
-                if on_finished is not None:
-                    on_finished(f)
                 if should_stop is not None and should_stop():
                     matches_scope.cancel()
 

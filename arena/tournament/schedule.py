@@ -13,6 +13,7 @@ A config (TOML, every field also a flag of ``arena tournament``)::
     concurrency = 4                      # matches in flight (default: the CPU count)
     store = "reports/demo.sqlite"        # default: reports/<name>.sqlite
     variant = "sixty-six"                # or a table: {base = "schnapsen", close_min_talon = 4}
+    cluster = "local:4"                  # optional: play on Dask (docs/cluster.md); not part of the results
     [time_control]                       # optional: move_ms, bank_ms, first_move_ms, grace_ms, clock
     move_ms = 1000
     [sandbox]                            # optional: enabled, memory_mb, cpu_s, processes, file_mb,
@@ -47,7 +48,7 @@ from .secret import commitment, read_secret_file
 FORMATS = ("head-to-head", "round-robin", "gauntlet")
 FIELDS = (
     "name", "format", "agents", "challenger", "pairs", "seed", "secret_file", "concurrency", "store", "variant",
-    "time_control", "sandbox",
+    "time_control", "sandbox", "cluster",
 )  # fmt: skip
 
 
@@ -81,6 +82,7 @@ class TournamentConfig:
     sandbox: Policy = Policy()  # how agents are run, not what the results are: not in identity()
     secret: bool = False  # the root seed is a secret: never shown, only its hash is in identity()
     secret_file: Path | None = None  # where the secret came from, if not from the store
+    cluster: str | None = None  # a Dask scheduler's address or local[:N] (arena.tournament.cluster); not in identity()
 
     @property
     def root(self) -> int:
@@ -265,6 +267,9 @@ def load_config(
     if not isinstance(sandbox, dict):
         raise _err("sandbox", f"must be a table, got {sandbox!r}")
     policy = Policy.from_dict(sandbox, f"{source}: [sandbox]")
+    cluster = data.get("cluster")
+    if cluster is not None and (not isinstance(cluster, str) or not cluster.strip()):
+        raise _err("cluster", f"must be a Dask scheduler's address or local[:N], got {cluster!r}")
     return TournamentConfig(
         name=name,
         format=fmt,
@@ -280,4 +285,5 @@ def load_config(
         sandbox=policy,
         secret=seed is None or secret_file is not None,
         secret_file=secret_file,
+        cluster=cluster,
     )
