@@ -278,8 +278,8 @@ def test_observation_counts_hand_sizes_and_the_cards_a_close_puts_out_of_play(va
 
 def test_hello_says_its_minor_revision_and_an_older_hello_still_decodes():
     line = encode(Hello(protocol=1, variant={}, time_control={}, seed=5))
-    assert line.startswith(b'{"type":"hello","protocol":1,"protocol_minor":1,')
-    assert PROTOCOL_MINOR == 1 and decode_referee_line(line).protocol_minor == 1
+    assert line.startswith(b'{"type":"hello","protocol":1,"protocol_minor":2,')
+    assert PROTOCOL_MINOR == 2 and decode_referee_line(line).protocol_minor == 2
     old = b'{"type":"hello","protocol":1,"variant":{},"time_control":{},"seed":5}'  # a 1.0 referee
     assert decode_referee_line(old) == Hello(protocol=1, protocol_minor=0, variant={}, time_control={}, seed=5)
     with pytest.raises(AgentProtocolError, match="hello message lacks seed"):
@@ -306,13 +306,13 @@ def test_transcript_fed_to_the_recorded_agent_gives_its_recorded_answers(seat):
 
 
 def test_sdk_refuses_another_protocol_version_clearly():
-    hello = json.dumps({"type": "hello", "protocol": 2, "variant": {}, "time_control": {}, "seed": 1})
+    hello = json.dumps({"type": "hello", "protocol": 3, "variant": {}, "time_control": {}, "seed": 1})
     p = subprocess.run(
         [sys.executable, "agent.py"], cwd=ROOT / "agents" / "random", input=hello + "\n", capture_output=True,
         text=True, timeout=60,
     )  # fmt: skip
     assert p.returncode == 2 and p.stdout == ""
-    assert "referee speaks protocol version 2; this agent speaks 1" in p.stderr
+    assert "referee speaks protocol version 3; this agent speaks 1 or 2" in p.stderr
 
 
 PLAYER_AGENT = """\

@@ -58,7 +58,7 @@ def play(a: str, b: str, *, seed: int = 1, variant: str = "sixty-six", tc: TimeC
 BROKEN = [
     ("crash-at-start", "handshake", "exited with status 3; stderr ends: broken agent: giving up"),
     ("stdout-before-ready", "handshake", "expected a ready message"),
-    ("wrong-version", "handshake", "agent speaks protocol version 2, this referee speaks 1"),
+    ("wrong-version", "handshake", "agent speaks protocol version 9, this referee speaks 1 or 2 for this game"),
     ("crash-mid-match", "crash", "exited with status 1; stderr ends: broken agent: crashing mid-match"),
     ("hang", "timeout", "no answer to request"),
     ("late", "timeout", "within 400 ms"),

@@ -1,4 +1,5 @@
-"""``arena match A B``: one match between two agents, play by play.
+"""``arena match A B [C [D]]``: one match between agents, play by play (three or four
+agents for the three- and four-handed games).
 
 The exit status is 0 when the match was played (a forfeit during play included), 2 for
 bad input (an unknown agent, a program it needs that is missing: `arena.runtime.toolchain`),
@@ -14,7 +15,7 @@ from pathlib import Path
 import trio
 
 from ..errors import UserError
-from ..game import PRESETS, VariantError, get_variant
+from ..game import ALL_PRESETS, VariantError, get_variant
 from ..play.playbyplay import PlayByPlay
 from ..play.referee import MatchRecord
 from ..runtime.agents import build_all, resolve
@@ -25,8 +26,9 @@ from .options import add_sandbox, add_time_control, sandbox_policy, time_control
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("agent_a", metavar="A", help="agent in seat 0: a folder with agent.toml, or a manifest name")
     p.add_argument("agent_b", metavar="B", help="agent in seat 1")
+    p.add_argument("more", metavar="C", nargs="*", help="agents in seats 2 and 3, for a three- or four-handed game")
     p.add_argument("--seed", type=int, default=1, help="match seed (default: 1)")
-    p.add_argument("--variant", default="sixty-six", help=f"rule preset: {' or '.join(PRESETS)}")
+    p.add_argument("--variant", default="sixty-six", help=f"rule preset: {', '.join(ALL_PRESETS)}")
     p.add_argument("--record", type=Path, help="write the match record as JSON to this file")
     p.add_argument(
         "--logs", type=Path, default=Path("reports/logs"), help="agents' stderr logs (default: reports/logs)"
@@ -44,9 +46,13 @@ def run(args: argparse.Namespace) -> int:
     if args.seed < 0:
         raise UserError(f"--seed: must be a non-negative integer, got {args.seed}")
     tc = time_control_from(args)
-    manifests = [resolve(args.agent_a), resolve(args.agent_b)]
+    given = [args.agent_a, args.agent_b, *args.more]
+    if len(given) != variant.players:
+        raise UserError(f"{variant.name} seats {variant.players} agents; {len(given)} given")
+    manifests = [resolve(a) for a in given]
     build_all(manifests)
-    names = [m.name if manifests[0].name != manifests[1].name else f"{m.name}#{i}" for i, m in enumerate(manifests)]
+    taken = [m.name for m in manifests]
+    names = [m.name if taken.count(m.name) == 1 else f"{m.name}#{i}" for i, m in enumerate(manifests)]
     printer = PlayByPlay(names) if not args.quiet else None
     from ..play.duel import duel
 
@@ -69,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def summary(rec: MatchRecord, names: list[str]) -> str:
+    if len(names) > 2:
+        return _table_summary(rec, names)
     score = "-".join(map(str, rec.score))
     if rec.forfeit is not None:
         f = rec.forfeit
@@ -78,3 +86,27 @@ def summary(rec: MatchRecord, names: list[str]) -> str:
             return f"result: no contest; {line}; both seats failed"
         return f"result: {names[rec.winner]} wins by forfeit, {score}; {line}"
     return f"result: {names[rec.winner]} wins {score} (margin {rec.margin}) in {len(rec.deals)} deals"
+
+
+def _side(rec: MatchRecord, names: list[str], side: int) -> str:
+    """A side's name: a seat's, or a team's two seats' in a team game."""
+    if rec.kind == "team":
+        return f"{names[side]} & {names[side + 2]}"
+    return names[side]
+
+
+def _table_summary(rec: MatchRecord, names: list[str]) -> str:
+    score = ", ".join(f"{x:g}" for x in rec.score)
+    line = ""
+    if rec.forfeit is not None:
+        f = rec.forfeit
+        where = f" in deal {f.deal}" if f.deal is not None else " before play"
+        line = f"; {names[f.seat]} forfeits ({f.code}: {f.detail}){where}"
+    if rec.kind == "order" or (rec.places and rec.winner is None):
+        order = sorted(range(len(names)), key=lambda s: rec.places[s])
+        return f"result: places {', '.join(f'{rec.places[s]}. {names[s]}' for s in order)}; score {score}{line}"
+    if rec.winner is None:
+        return f"result: no contest; score {score}{line}"
+    verb = "win" if rec.kind == "team" else "wins"
+    how = f"ahead after {len(rec.deals)} deals (the deal limit)" if rec.adjudicated else f"in {len(rec.deals)} deals"
+    return f"result: {_side(rec, names, rec.winner)} {verb} {score} {how}{line}"

@@ -47,13 +47,16 @@ class MatchResult:
     gives each seat's place, 1 = first, equal places shared).
     """
 
-    winner: int
+    winner: int | None
     score: tuple[int | float, ...]
     value: int
     deals: int
     kind: str = "winner"
     order: tuple[int, ...] = ()
     places: tuple[int, ...] = ()
+    #: Ended by `Match.adjudicate` (a deal limit), not by reaching the target; ``winner``
+    #: is then the side ahead, or None when the lead is shared.
+    adjudicated: bool = False
 
     def to_dict(self) -> dict:
         """JSON-ready."""
@@ -65,6 +68,7 @@ class MatchResult:
             "deals": self.deals,
             "order": list(self.order),
             "places": list(self.places),
+            "adjudicated": self.adjudicated,
         }
 
 
@@ -239,3 +243,28 @@ class Match:
         winner = max(range(len(self.score)), key=self.score.__getitem__)
         shutout = self.variant.shutout_double and min(self.score) == 0
         return MatchResult(winner, score, 2 if shutout else 1, len(self.deals))
+
+    def adjudicate(self) -> MatchResult:
+        """End a match the deals have not decided (a referee's deal limit: weak players of
+        a bidding game can drift below zero for ever) by the score so far: the side
+        ahead wins; equal leaders share first place and nobody wins. An order of finish
+        keeps the places already taken and ranks the rest by score. The deal in progress,
+        if any, is left out."""
+        v = self.variant
+        n = v.players
+        score = tuple(self.score)
+        if v.form == "dealer_sits_out":
+            rest = sorted((s for s in range(n) if s not in self.finished), key=lambda s: -self.score[s])
+            order = [*self.finished, *rest]
+            places = [0] * n
+            for i, s in enumerate(order):
+                prev = order[i - 1] if i else None
+                tied = prev in rest and s in rest and self.score[s] == self.score[prev]
+                places[s] = places[prev] if tied else i + 1
+            first = [s for s in range(n) if places[s] == 1]
+            return MatchResult(first[0] if len(first) == 1 else None, score, 1, self._scored, "order",
+                               tuple(order), tuple(places), adjudicated=True)  # fmt: skip
+        best = max(score)
+        top = [t for t, x in enumerate(score) if x == best]
+        kind = "team" if v.players == 4 else "winner"
+        return MatchResult(top[0] if len(top) == 1 else None, score, 1, self._scored, kind, adjudicated=True)

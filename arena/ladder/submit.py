@@ -34,7 +34,7 @@ from pathlib import Path
 import trio
 
 from ..errors import UserError
-from ..runtime.agents import MANIFEST, Manifest, load_manifest, require_variant, resolve
+from ..runtime.agents import MANIFEST, Manifest, family, load_manifest, require_variant, resolve
 from ..runtime.process import run_build
 from ..runtime.sandbox import Policy, Sandbox, chown_tree, private
 from .rounds import LadderConfig, SubmitRules, open_store
@@ -160,7 +160,9 @@ async def _build(m: Manifest, origin: Manifest, folder: Path, sandbox: Sandbox, 
         raise UserError(f"{origin.manifest_path}: build failed (status {status}): {tail}")
 
 
-async def _check(m: Manifest, origin: Manifest, sandbox: Sandbox, logs: Path, say: Callable[[str], None]) -> None:
+async def _check(
+    m: Manifest, origin: Manifest, sandbox: Sandbox, logs: Path, say: Callable[[str], None], games: list[str] | None
+) -> None:
     from ..play.conformance import check
 
     failed = []
@@ -170,7 +172,7 @@ async def _check(m: Manifest, origin: Manifest, sandbox: Sandbox, logs: Path, sa
         if not item.ok:
             failed.append(item)
 
-    await check(m, report, logs=logs, sandbox=sandbox)
+    await check(m, report, logs=logs, sandbox=sandbox, games=games)
     if failed:
         f = failed[0]
         missing = left_out(origin, m.folder)
@@ -213,7 +215,7 @@ def submit(
                 if rules.check:
                     logs = staging / "logs"
                     logs.mkdir()
-                    trio.run(_check, copy, m, sandbox, logs, say)
+                    trio.run(_check, copy, m, sandbox, logs, say, [family(ladder.variant)] if ladder else None)
             chown_tree(work, os.getuid(), os.getgid())  # built under a sandbox uid: back to ours
             if store is None:
                 return Submitted(key, "checked", None, [])

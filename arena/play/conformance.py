@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,8 +24,8 @@ import trio
 
 from ..game import State, Variant, action_str, get_variant, new_deal, observation
 from ..game.cards import KING
-from ..protocol.codec import PROTOCOL_VERSION, Hello, Request, TimeControl
-from ..runtime.agents import Manifest, resolve
+from ..protocol.codec import Hello, Request, TimeControl
+from ..runtime.agents import Manifest, family, resolve
 from ..runtime.process import AgentFault, AgentProcess, open_agent
 from ..runtime.sandbox import Sandbox
 
@@ -197,14 +197,18 @@ async def check(
     opponent: str = "random",
     logs: Path | None = None,
     sandbox: Sandbox | None = None,
+    games: Sequence[str] | None = None,
 ) -> list[Item]:
     """Run the conformance suite, the agent in ``sandbox`` (default: a new default one);
-    ``report`` sees each item as it is decided."""
+    ``report`` sees each item as it is decided. ``games`` limits it to those of the games
+    the agent plays (a ladder checks its own game only)."""
     if sandbox is None:
         with Sandbox() as sandbox:
             return await check(
-                manifest, report, time_control=time_control, opponent=opponent, logs=logs, sandbox=sandbox
-            )
+                manifest, report, time_control=time_control, opponent=opponent, logs=logs, sandbox=sandbox,
+                games=games,
+            )  # fmt: skip
+    checked = [g for g in manifest.variants if games is None or g in games]
     tc = time_control or TimeControl(move_ms=1000, bank_ms=0, first_move_ms=5000, grace_ms=200)
     items: list[Item] = []
 
@@ -215,12 +219,12 @@ async def check(
 
     by_variant: dict[str, list[dict[str, Any]]] = {}
     for p in load_positions():
-        if manifest.plays(Variant.from_dict(p["variant"])):  # only the games it says it plays
+        if family(Variant.from_dict(p["variant"])) in checked:  # only the games it plays (and is checked in)
             by_variant.setdefault(p["variant"]["name"], []).append(p)
     first = True
     for vname, group in by_variant.items():
         variant = Variant.from_dict(group[0]["variant"])
-        hello = Hello(protocol=PROTOCOL_VERSION, variant=variant.to_dict(), time_control=tc.to_dict(), seed=12345)
+        hello = Hello.for_game(variant.to_dict(), tc.to_dict(), 12345)
         log = logs / f"check-{manifest.name}-{vname}.log" if logs else None
         t0 = trio.current_time()
         agent: AgentProcess | None = None
@@ -254,11 +258,14 @@ async def check(
     from .duel import duel
 
     opp = resolve(opponent)
-    for vname in manifest.variants:
-        for seat in (0, 1):
-            pair = [manifest, opp] if seat == 0 else [opp, manifest]
+    for vname in checked:
+        variant = get_variant(vname)
+        # two-handed: a match in each seat; at a table, one (seat 0), the others the opponent
+        for seat in range(2 if variant.players == 2 else 1):
+            lineup = [opp] * variant.players
+            lineup[seat] = manifest
             rec = await duel(
-                pair, 1000 + seat, get_variant(vname), tc, match_id=f"check-{vname}-{seat}", logs=logs, sandbox=sandbox
+                lineup, 1000 + seat, variant, tc, match_id=f"check-{vname}-{seat}", logs=logs, sandbox=sandbox
             )
             f = rec.forfeit
             if f is not None and f.seat == seat:
@@ -267,14 +274,21 @@ async def check(
                 add(f"match ({vname}, seat {seat})", False, f"the {opponent} opponent faulted: {f.code}: {f.detail}")
             else:
                 slowest = max(rec.latency_ms[seat], default=0.0)
-                result = "won" if rec.winner == seat else "lost"
                 add(
                     f"match ({vname}, seat {seat})",
                     True,
-                    f"{result} {rec.score[seat]}-{rec.score[seat ^ 1]} against {opponent}, "
+                    f"{_outcome(rec, seat)} against {opponent}, "
                     f"{len(rec.latency_ms[seat])} decisions, slowest {slowest:.1f} ms",
                 )
     return items
+
+
+def _outcome(rec: Any, seat: int) -> str:
+    """How ``seat`` did, in words: won or lost and the score; a place at a table of more."""
+    if len(rec.latency_ms) == 2:
+        return f"{'won' if rec.winner == seat else 'lost'} {rec.score[seat]}-{rec.score[seat ^ 1]}"
+    score = ", ".join(f"{x:g}" for x in rec.score)
+    return f"place {rec.places[seat]} of {len(rec.latency_ms)} (score {score})"
 
 
 async def _positions_item(agent: AgentProcess, vname: str, group: list[dict], tc: TimeControl, add) -> None:

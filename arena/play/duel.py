@@ -1,4 +1,4 @@
-"""One match between two agent folders: start both, play, stop both.
+"""One match between agent folders, one per seat: start them, play, stop them.
 
 Used by ``arena match`` and the tests; the tournament runner reuses processes instead.
 """
@@ -9,8 +9,9 @@ from collections.abc import Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
 
+from ..errors import UserError
 from ..game import Variant
-from ..protocol.codec import PROTOCOL_VERSION, Hello, TimeControl
+from ..protocol.codec import Hello, TimeControl
 from ..runtime.agents import Manifest, require_variant
 from ..runtime.process import AgentFault, AgentProcess, open_agent
 from ..runtime.sandbox import Sandbox
@@ -32,13 +33,15 @@ async def duel(
     hello_seeds: list[int] | None = None,
     sandbox: Sandbox | None = None,
 ) -> MatchRecord:
-    """Start ``manifests[0]`` in seat 0 and ``manifests[1]`` in seat 1, play one match.
+    """Start ``manifests[s]`` in seat ``s`` (as many as the variant has seats), play one match.
 
     ``on_start(seat, process)`` is called once each agent is ready; ``transcripts``, a
-    list of two lists, receives every line each seat sent and received. ``hello_seeds``
+    list of one list per seat, receives every line each seat sent and received. ``hello_seeds``
     replaces the seeds the agents get in ``hello`` (a tournament's, for a replay). Each
     agent runs in ``sandbox`` (by default a new one with the default policy)."""
-    require_variant(manifests, variant, "--variant")
+    if len(manifests) != variant.players:
+        raise UserError(f"{variant.name} seats {variant.players} agents, got {len(manifests)}")
+    require_variant(manifests, variant, "--variant", tables=True)
     match_id = match_id or f"match-{seed}"
     if logs is not None:
         logs.mkdir(parents=True, exist_ok=True)
@@ -47,11 +50,8 @@ async def duel(
             sandbox = stack.enter_context(Sandbox())
         seats: list[AgentProcess | AgentFault] = []
         for seat, m in enumerate(manifests):
-            hello = Hello(
-                protocol=PROTOCOL_VERSION,
-                variant=variant.to_dict(),
-                time_control=time_control.to_dict(),
-                seed=hello_seeds[seat] if hello_seeds else agent_seed(seed, seat),
+            hello = Hello.for_game(
+                variant.to_dict(), time_control.to_dict(), hello_seeds[seat] if hello_seeds else agent_seed(seed, seat)
             )
             log = logs / f"{match_id}-seat{seat}-{m.name}.log" if logs is not None else None
             try:

@@ -18,6 +18,8 @@ import json
 import math
 from typing import Any
 
+from ..game.variant import ALL_PRESETS
+
 try:
     import orjson
 except ImportError:  # a sandboxed agent may see only the arena package and the standard library
@@ -27,7 +29,17 @@ PROTOCOL_VERSION = 1
 #: Minor revisions only add fields (an agent ignores what it does not know), so agents of
 #: any minor revision of version 1 keep working; ``hello`` says which one the referee speaks.
 #: 1: the observation's ``hand_sizes`` and ``out_of_play``, the manifest's ``variants``.
-PROTOCOL_MINOR = 1
+#: 2: ``hello.protocols``, the versions the referee offers (version negotiation).
+PROTOCOL_MINOR = 2
+#: Version 2 seats three or four agents at a table (the three- and four-handed games).
+#: Everything a version-1 agent sees in a two-handed game is unchanged; a version-2 agent
+#: gets the same messages with the fields of version 2 added (who sits where, the complete
+#: rules, the match's result), in every game.
+TABLE_VERSION = 2
+#: The versions this referee speaks.
+PROTOCOL_VERSIONS = (1, 2)
+#: What a version-1 agent plays (its ``ready`` has no ``games``): the two-handed games.
+TWO_HANDED_GAMES = ("sixty-six", "schnapsen")
 #: Longest line an agent may send, in bytes, newline excluded. Answers are tiny; the
 #: bound keeps a runaway agent from filling the referee's memory.
 MAX_AGENT_LINE = 64 * 1024
@@ -90,15 +102,32 @@ class Hello:
     variant: dict[str, Any]
     time_control: dict[str, Any]
     seed: int
+    #: The versions the referee offers for this game (1.2 on; absent: ``[protocol]``).
+    protocols: list[int] | None = None
     type: str = "hello"
+
+    @classmethod
+    def for_game(cls, variant: dict[str, Any], time_control: dict[str, Any], seed: int) -> Hello:
+        """The ``hello`` of a process that will play ``variant`` (its `to_dict`): version 1,
+        with 2 on offer, for a two-handed game (so a version-1 agent plays it unchanged);
+        version 2 alone for a game of more seats."""
+        if variant.get("players", 2) == 2 and variant.get("form", "two_handed") == "two_handed":
+            return cls(protocol=1, variant=variant, time_control=time_control, seed=seed, protocols=[1, 2])
+        return cls(protocol=2, protocol_minor=0, variant=variant, time_control=time_control, seed=seed,
+                   protocols=[TABLE_VERSION])  # fmt: skip
 
 
 @dataclasses.dataclass(**_FROZEN)
 class MatchStart:
     match_id: str
     seat: int
-    opponent: str
+    opponent: str  # version 1: the other seat's name (version 2: the left-hand neighbour's)
     seed: int  # this seat's seed for this match: derived, reveals nothing of the deals
+    # Version 2 only (None: not sent):
+    players: list[dict[str, Any]] | None = None  # every seat: {"seat", "name", "team"}
+    partners: list[int] | None = None
+    opponents: list[int] | None = None
+    variant: dict[str, Any] | None = None  # the complete rules of the match
     type: str = "match_start"
 
 
@@ -108,6 +137,9 @@ class DealStart:
     deal: int
     dealer: int
     score: list[int]
+    #: Version 2 only: the match seats that play this deal, in the deal's seat order
+    #: (everyone but the dealer in three-handed dealer-sits-out; else every seat).
+    seats: list[int] | None = None
     type: str = "deal_start"
 
 
@@ -134,9 +166,11 @@ class DealEnd:
 @dataclasses.dataclass(**_FROZEN)
 class MatchEnd:
     match_id: str
-    winner: int
+    winner: int | None
     score: list[int]
     reason: str
+    #: Version 2 only: {"kind": "winner" | "team" | "order", "winner", "places"}.
+    result: dict[str, Any] | None = None
     type: str = "match_end"
 
 
@@ -158,7 +192,25 @@ class Ready:
     name: str
     version: str
     capacity: int = 1
+    #: Version 2: the games the agent plays, by preset name (None: the two-handed games).
+    games: list[str] | None = None
     type: str = "ready"
+
+    def plays(self, variant: dict[str, Any]) -> bool:
+        """Whether this agent said it plays ``variant`` (a `Variant.to_dict`): a game it
+        named, or a variant of one (the same form and number of players)."""
+        games = self.games if self.games is not None else TWO_HANDED_GAMES
+        if self.protocol < TABLE_VERSION and variant.get("players", 2) != 2:
+            return False
+        return _game_key(variant) in {_PRESET_KEYS.get(g) for g in games}
+
+
+def _game_key(variant: dict[str, Any]) -> tuple[str, int]:
+    return variant.get("form", "two_handed"), variant.get("players", 2)
+
+
+#: The game (form, players) of each preset name an agent may put in ``ready.games``.
+_PRESET_KEYS = {name: _game_key(v.to_dict()) for name, v in ALL_PRESETS.items()}
 
 
 @dataclasses.dataclass(**_FROZEN)
@@ -240,8 +292,15 @@ def encode(msg: RefereeMessage | AgentMessage) -> bytes:
     else:
         d = {"type": msg.type}
         for name, _ in _FIELDS[type(msg)]:
-            d[name] = getattr(msg, name)
+            value = getattr(msg, name)
+            if value is None and name in _OPTIONAL:
+                continue  # a field of a later version, not sent to this agent
+            d[name] = value
     return _line(d)
+
+
+#: Fields sent only when set: those a version-1 agent never sees, and ``hello.protocols``.
+_OPTIONAL = frozenset({"protocols", "players", "partners", "opponents", "variant", "seats", "result", "games"})
 
 
 def _is_int(x: Any) -> bool:
@@ -334,7 +393,12 @@ def decode_agent_line(line: bytes | str) -> AgentMessage:
             raise AgentProtocolError("malformed", "ready message needs a 'version' string of at most 64 characters")
         if not _is_int(capacity) or not 1 <= capacity <= 4096:
             raise AgentProtocolError("malformed", f"ready 'capacity' must be an integer 1..4096, got {capacity!r}")
-        return Ready(protocol=protocol, name=name, version=version, capacity=capacity)
+        games = obj.get("games")
+        if games is not None and not (
+            type(games) is list and len(games) <= 64 and all(isinstance(g, str) and 0 < len(g) <= 64 for g in games)
+        ):
+            raise AgentProtocolError("malformed", f"ready 'games' must be a list of game names: {_clip(str(games))}")
+        return Ready(protocol=protocol, name=name, version=version, capacity=capacity, games=games)
     raise AgentProtocolError(
         "malformed", f"unknown message type {kind!r} (expected ready, action or pong): {_clip(str(obj))}"
     )
@@ -359,7 +423,7 @@ def decode_referee_line(line: bytes | str) -> RefereeMessage:
 
 
 #: The value a field added by a minor revision has when it is absent.
-_ADDED = {"protocol_minor": 0}
+_ADDED = {"protocol_minor": 0}  # and every field of `_OPTIONAL`: None
 
 
 class LineSplitter:

@@ -37,11 +37,12 @@ from __future__ import annotations
 
 import dataclasses
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, BinaryIO
 
 from .codec import (
-    PROTOCOL_VERSION,
+    PROTOCOL_VERSIONS,
+    TABLE_VERSION,
     AgentProtocolError,
     Answer,
     Hello,
@@ -80,13 +81,16 @@ def run(
     factory: Callable[[int], Choose] | None = None,
     player: Callable[[Setup], Player] | None = None,
     capacity: int = 1,
+    games: Sequence[str] | None = None,
     on_message: Callable[[Any], None] | None = None,
     stdin: BinaryIO | None = None,
     stdout: BinaryIO | None = None,
 ) -> int:
     """Serve the protocol until ``quit`` or end of input; returns the exit status. Give
     exactly one of ``choose``, ``factory`` (seed -> choose) and ``player`` (`Setup` ->
-    function of the whole request)."""
+    function of the whole request). ``games`` names the games the agent plays (default:
+    the two-handed ones; `arena rules` lists them all): an agent that names a three- or
+    four-handed game speaks protocol version 2, whose requests have the same shape."""
     if sum(x is not None for x in (choose, factory, player)) != 1:
         raise TypeError("give exactly one of choose, factory and player")
     if choose is not None:
@@ -120,14 +124,19 @@ def run(
             out.write(encode(Pong(id=msg.id)))
             out.flush()
         elif isinstance(msg, Hello):
-            if msg.protocol != PROTOCOL_VERSION:
+            offered = msg.protocols or [msg.protocol]
+            speak = max((v for v in offered if v in PROTOCOL_VERSIONS), default=None)
+            if speak is None:
                 print(
-                    f"{name}: the referee speaks protocol version {msg.protocol}; this agent speaks {PROTOCOL_VERSION}",
+                    f"{name}: the referee speaks protocol version {' or '.join(map(str, offered))}; "
+                    f"this agent speaks {' or '.join(map(str, PROTOCOL_VERSIONS))}",
                     file=sys.stderr,
                 )
                 return 2
             hello = msg
-            out.write(encode(Ready(protocol=PROTOCOL_VERSION, name=name, version=version, capacity=capacity)))
+            ready = Ready(protocol=speak, name=name, version=version, capacity=capacity,
+                          games=list(games) if games is not None and speak >= TABLE_VERSION else None)  # fmt: skip
+            out.write(encode(ready))
             out.flush()
         elif isinstance(msg, Quit):
             return 0

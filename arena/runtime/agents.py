@@ -8,7 +8,7 @@ An agent is a folder holding ``agent.toml``::
     command = ["{python}", "agent.py"]   # run in the folder; {python} is this Python
     build = ["cc", "-O2", "-o", "agent", "agent.c"]   # optional, run in the folder first
     description = "..."             # optional
-    variants = ["schnapsen"]        # optional: the games it plays (default: both)
+    variants = ["schnapsen"]        # optional: the games it plays (default: the two-handed ones)
     [env]                           # optional extra environment variables
     OMP_NUM_THREADS = "1"
 
@@ -38,13 +38,18 @@ from typing import Any
 import trio
 
 from ..errors import UserError, read_toml
-from ..game import Variant
+from ..game import ALL_PRESETS, Variant
 from . import toolchain
 from .process import Launch, run_build
 
 MANIFEST = "agent.toml"
-#: The games a manifest's ``variants`` may name: every variant belongs to one, by its deck.
+#: The two-handed games, which a manifest plays unless its ``variants`` says otherwise:
+#: every two-handed variant belongs to one, by its deck.
 FAMILIES = ("sixty-six", "schnapsen")
+#: Every game a manifest's ``variants`` may name: the two-handed ones, then the three- and
+#: four-handed ones by their preset's name (a variant belongs to the one of its form and
+#: number of players).
+GAMES = tuple(ALL_PRESETS)
 REQUIRED = ("name", "version", "language", "command")
 OPTIONAL = ("build", "description", "env", "variants")
 _HERE = Path(__file__).resolve().parent.parent  # the arena package
@@ -144,8 +149,11 @@ def _field(data: dict[str, Any], key: str, where: str, kind: type, required: boo
 
 
 def family(variant: Variant) -> str:
-    """The game a variant is a rule set of: ``sixty-six`` (24 cards) or ``schnapsen`` (20)."""
-    return "sixty-six" if variant.deck == 24 else "schnapsen"
+    """The game a variant is a rule set of: ``sixty-six`` (24 cards) or ``schnapsen`` (20)
+    for two players; else the preset of its form and number of players (``three-pagat``...)."""
+    if variant.form == "two_handed":
+        return "sixty-six" if variant.deck == 24 else "schnapsen"
+    return next(n for n, p in ALL_PRESETS.items() if (p.form, p.players) == (variant.form, variant.players))
 
 
 def table_problem(variant: Variant) -> str | None:
@@ -160,10 +168,11 @@ def table_problem(variant: Variant) -> str | None:
     )
 
 
-def unplayed(manifests: Sequence[Manifest], variant: Variant) -> str | None:
-    """Why one of the agents cannot be paired into ``variant`` (a game agents cannot play
-    yet, or their manifest's ``variants`` leave it out), or None if every one plays it."""
-    problem = table_problem(variant)
+def unplayed(manifests: Sequence[Manifest], variant: Variant, *, tables: bool = False) -> str | None:
+    """Why one of the agents cannot be paired into ``variant`` (a game of more than two
+    seats where only two-seat games are run: tournaments and ladders, unless ``tables``;
+    or their manifest's ``variants`` leave it out), or None if every one plays it."""
+    problem = None if tables else table_problem(variant)
     if problem:
         return problem
     for m in manifests:
@@ -175,10 +184,10 @@ def unplayed(manifests: Sequence[Manifest], variant: Variant) -> str | None:
     return None
 
 
-def require_variant(manifests: Sequence[Manifest], variant: Variant, where: str) -> None:
+def require_variant(manifests: Sequence[Manifest], variant: Variant, where: str, *, tables: bool = False) -> None:
     """`UserError` (one line, naming ``where``) if an agent does not play ``variant``:
     refused before any process starts."""
-    problem = unplayed(manifests, variant)
+    problem = unplayed(manifests, variant, tables=tables)
     if problem:
         raise UserError(f"{where}: {problem}")
 
@@ -211,8 +220,8 @@ def load_manifest(folder: Path) -> Manifest:
             raise UserError(f"{where}: env variable '{k}' must be a string, got {v!r}")
     variants = _field(data, "variants", where, list, required=False) or FAMILIES
     for v in variants:
-        if v not in FAMILIES:
-            raise UserError(f"{where}: field 'variants' names {v!r}; the games are {', '.join(FAMILIES)}")
+        if v not in GAMES:
+            raise UserError(f"{where}: field 'variants' names {v!r}; the games are {', '.join(GAMES)}")
     return Manifest(
         name=name,
         version=_field(data, "version", where, str),
@@ -223,7 +232,7 @@ def load_manifest(folder: Path) -> Manifest:
         description=_field(data, "description", where, str, required=False) or "",
         env=tuple(sorted(env.items())),
         manifest_file=path.name,
-        variants=tuple(v for v in FAMILIES if v in variants),
+        variants=tuple(v for v in GAMES if v in variants),
     )
 
 

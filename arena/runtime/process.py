@@ -37,7 +37,8 @@ import trio
 
 from ..protocol.codec import (
     MAX_AGENT_LINE,
-    PROTOCOL_VERSION,
+    TABLE_VERSION,
+    TWO_HANDED_GAMES,
     AgentProtocolError,
     Answer,
     Hello,
@@ -531,10 +532,18 @@ class AgentProcess:
         if self.ready is None:
             self._set_fault("handshake", f"no ready message within {timeout_s:g} s")
             self._check()
-        if self.ready.protocol != PROTOCOL_VERSION:
+        offered = hello.protocols or [hello.protocol]
+        if self.ready.protocol not in offered:
+            speaks = " or ".join(map(str, offered))
+            why = f"agent speaks protocol version {self.ready.protocol}, this referee speaks {speaks} for this game"
+            if self.ready.protocol == 1 and hello.protocol == TABLE_VERSION:
+                why += f" ({hello.variant.get('name')} seats more than two agents: protocol/SPEC.md, version 2)"
+            self._set_fault("handshake", why)
+            self._check()
+        if not self.ready.plays(hello.variant):
+            games = ", ".join(self.ready.games or TWO_HANDED_GAMES)
             self._set_fault(
-                "handshake",
-                f"agent speaks protocol version {self.ready.protocol}, this referee speaks {PROTOCOL_VERSION}",
+                "handshake", f"{self.name} plays {games} (its ready 'games'), not {hello.variant.get('name')}"
             )
             self._check()
         self._slots = trio.Semaphore(self.ready.capacity)

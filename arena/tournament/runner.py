@@ -34,7 +34,7 @@ import trio
 
 from ..game import Variant, derive_seed
 from ..play.referee import MatchRecord, play_match
-from ..protocol.codec import PROTOCOL_VERSION, Hello, TimeControl
+from ..protocol.codec import Hello, TimeControl
 from ..results.store import Store
 from ..runtime.agents import Manifest
 from ..runtime.pool import AgentPool
@@ -96,11 +96,8 @@ class Pools:
     def get(self, name: str, manifest: Manifest) -> AgentPool:
         pool = self.pools.get(name)
         if pool is None:
-            hello = Hello(
-                protocol=PROTOCOL_VERSION,
-                variant=self.variant.to_dict(),
-                time_control=self.time_control.to_dict(),
-                seed=derive_seed(self.seed, "agent", name),
+            hello = Hello.for_game(
+                self.variant.to_dict(), self.time_control.to_dict(), derive_seed(self.seed, "agent", name)
             )
             pool = self.pools[name] = AgentPool(
                 manifest,

@@ -14,6 +14,9 @@ import time
 from arena.protocol.codec import Answer, Pong, Ready, decode_referee_line, encode
 
 behaviour = sys.argv[1]
+#: "NAME-table": the same behaviour, speaking protocol 2 and playing every game.
+table = behaviour.endswith("-table")
+behaviour = behaviour.removesuffix("-table")
 out = sys.stdout.buffer
 
 
@@ -43,8 +46,12 @@ for raw in sys.stdin.buffer:
     msg = decode_referee_line(raw)
     kind = msg.type
     if kind == "hello":
-        version = 2 if behaviour == "wrong-version" else 1
-        send(encode(Ready(protocol=version, name=behaviour, version="0")))
+        if table:
+            from arena.game import ALL_PRESETS
+
+            send(encode(Ready(protocol=2, name=behaviour, version="0", games=list(ALL_PRESETS))))
+        else:  # a version-1 agent ("v1" even when the game needs 2); "wrong-version" speaks none offered
+            send(encode(Ready(protocol=9 if behaviour == "wrong-version" else 1, name=behaviour, version="0")))
     elif kind == "ping":
         send(encode(Pong(id=msg.id)))
     elif kind == "quit":
