@@ -157,14 +157,17 @@ def family(variant: Variant) -> str:
 
 
 def table_problem(variant: Variant) -> str | None:
-    """Why agents cannot play ``variant`` at all: protocol version 1 seats two agents, so
-    the three- and four-handed forms are played by the built-in bots only (`arena
-    selfplay`) until the protocol seats more. None for a two-handed game."""
+    """Why a run of many matches (a tournament, a comparison, a ladder) cannot be made of
+    ``variant``: their schedules, store and ratings are for two seats so far, so a three- or
+    four-handed game is played one match at a time (`arena match A B C [D]`). None for a
+    two-handed game."""
     if variant.players == 2 and variant.form == "two_handed":
         return None
+    seats = " ".join("ABCD"[: variant.players])
     return (
-        f"{variant.name} is a {variant.players}-player game and agents play only two-handed games so far "
-        f"(sixty-six, schnapsen); `arena selfplay --variant {variant.name}` plays it with the built-in bots"
+        f"{variant.name} is a {variant.players}-player game; tournaments, comparisons and ladders play "
+        f"two-handed games only so far (sixty-six, schnapsen): `arena match {seats} --variant {variant.name}` "
+        "plays one match"
     )
 
 
