@@ -79,13 +79,18 @@ def summary(rec: MatchRecord, names: list[str]) -> str:
         return _table_summary(rec, names)
     score = "-".join(map(str, rec.score))
     if rec.forfeit is not None:
-        f = rec.forfeit
-        where = f" in deal {f.deal}" if f.deal is not None else " before play"
-        line = f"{names[f.seat]} forfeits ({f.code}: {f.detail}){where}"
+        line = _forfeit(rec, names)
         if rec.winner is None:
             return f"result: no contest; {line}; both seats failed"
         return f"result: {names[rec.winner]} wins by forfeit, {score}; {line}"
     return f"result: {names[rec.winner]} wins {score} (margin {rec.margin}) in {len(rec.deals)} deals"
+
+
+def _forfeit(rec: MatchRecord, names: list[str]) -> str:
+    """Who forfeited, how and where, in words."""
+    f = rec.forfeit
+    where = f" in deal {f.deal}" if f.deal is not None else " before play"
+    return f"{names[f.seat]} forfeits ({f.code}: {f.detail}){where}"
 
 
 def _side(rec: MatchRecord, names: list[str], side: int) -> str:
@@ -97,11 +102,7 @@ def _side(rec: MatchRecord, names: list[str], side: int) -> str:
 
 def _table_summary(rec: MatchRecord, names: list[str]) -> str:
     score = ", ".join(f"{x:g}" for x in rec.score)
-    line = ""
-    if rec.forfeit is not None:
-        f = rec.forfeit
-        where = f" in deal {f.deal}" if f.deal is not None else " before play"
-        line = f"; {names[f.seat]} forfeits ({f.code}: {f.detail}){where}"
+    line = f"; {_forfeit(rec, names)}" if rec.forfeit is not None else ""
     if rec.kind == "order" or (rec.places and rec.winner is None):
         order = sorted(range(len(names)), key=lambda s: rec.places[s])
         return f"result: places {', '.join(f'{rec.places[s]}. {names[s]}' for s in order)}; score {score}{line}"

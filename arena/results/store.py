@@ -476,17 +476,23 @@ class Store:
     def _v3(self) -> bool:
         return self.version == "3"
 
-    def _create_3(self) -> None:
-        """A new store's version 3 tables, with the built-in action codes."""
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        """One write transaction: committed when the block ends, rolled back (and the
+        action codes it added forgotten) when anything is raised in it."""
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            self._create_tables_3()
-            self._set_meta("schema_version", str(SCHEMA_VERSION))
+            yield
             self.db.execute("COMMIT")
         except BaseException:
-            if self.db.in_transaction:
-                self.db.execute("ROLLBACK")
+            self._rollback()
             raise
+
+    def _create_3(self) -> None:
+        """A new store's version 3 tables, with the built-in action codes."""
+        with self._transaction():
+            self._create_tables_3()
+            self._set_meta("schema_version", str(SCHEMA_VERSION))
 
     def _create_tables_3(self) -> None:
         """Version 3's tables, index and view, and the built-in action codes, in the caller's
@@ -527,8 +533,7 @@ class Store:
         listed = ", ".join(names)
         repacked = ", ".join(f"repack({c})" if c in ("latencies", "cpu") else c for c in names)
         deal_names = ", ".join(f"d.{c}" for c in _DEAL_NAMES[1:-1])
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction():
             self.db.execute("ALTER TABLE matches RENAME TO matches_2")
             self.db.execute("ALTER TABLE deals RENAME TO deals_2")
             self._create_tables_3()
@@ -546,11 +551,6 @@ class Store:
                 [(codes[a], a) for a in extra],
             )
             self._set_meta("schema_version", str(SCHEMA_VERSION))
-            self.db.execute("COMMIT")
-        except BaseException:
-            if self.db.in_transaction:
-                self.db.execute("ROLLBACK")
-            raise
         self.version = str(SCHEMA_VERSION)
         self._actions = None
         self._names.clear()
@@ -830,15 +830,10 @@ class Store:
             for k, d in enumerate(r.deals)
         ]  # fmt: skip
         try:
-            self.db.execute("BEGIN IMMEDIATE")
-            self._insert(match_id, row, deals, replace_unplayed=True)
-            self.db.execute("COMMIT")
+            with self._transaction():
+                self._insert(match_id, row, deals, replace_unplayed=True)
         except sqlite3.IntegrityError:
-            self._rollback()
             raise StoreError(f"{self.path}: match {match_id} is already recorded") from None
-        except BaseException:
-            self._rollback()
-            raise
         self.written.append(match_id)
 
     def _rollback(self) -> None:
@@ -1026,8 +1021,7 @@ class Store:
         mine = {m["id"]: m for m in self.matches()}
         names = self._table_names("matches")
         new = 0
-        self.db.execute("BEGIN IMMEDIATE")
-        try:
+        with self._transaction():
             for m in other.matches():
                 if m["id"] in mine:
                     a = {k: v for k, v in mine[m["id"]].items() if k not in TIMING_COLUMNS}
@@ -1044,8 +1038,4 @@ class Store:
                      for d in deals],
                 )  # fmt: skip
                 new += 1
-            self.db.execute("COMMIT")
-        except BaseException:
-            self._rollback()
-            raise
         return new
