@@ -1,6 +1,7 @@
 """Referee throughput over real pipes, against the pipe's own limit.
 
-    python bench/protocol.py [--samples 3] [--seconds 2] [--levels 1,4,16,256] [--pings 5000]
+    python bench/protocol.py [--samples 3] [--seconds 2] [--levels 1,4,16,256] [--table-levels 1,16]
+                             [--pings 5000]
 
 Measures, in one run, ``--samples`` interleaved rounds of:
 
@@ -15,7 +16,9 @@ Measures, in one run, ``--samples`` interleaved rounds of:
   window after a warm-up: decisions per second, the referee's own CPU per decision
   (``time.process_time()`` of this process over the window / decisions), the agents'
   CPU per answer as the referee measured it (at 1 in flight; a round trip can be no
-  shorter than the two together), and the ratio to the raw echo rate.
+  shorter than the two together), and the ratio to the raw echo rate;
+- **four-seat decisions**: the same with four random agents at a `four-pagat` table (four
+  pools, one per seat; protocol version 2), at ``--table-levels`` matches in flight.
 
 Prints the median of each figure with its spread (min..max over the samples), and the
 agent processes each pool started at each level, which must be ceil(in flight /
@@ -25,6 +28,7 @@ capacity); the exit status is 1 if it is not.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import statistics
 import subprocess
@@ -39,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 
 from arena.game import get_variant  # noqa: E402
 from arena.play.referee import play_match  # noqa: E402
-from arena.protocol.codec import PROTOCOL_VERSION, Hello, TimeControl  # noqa: E402
+from arena.protocol.codec import Hello, TimeControl  # noqa: E402
 from arena.runtime.agents import load_manifest, resolve  # noqa: E402
 from arena.runtime.pool import AgentPool  # noqa: E402
 from arena.runtime.process import open_agent  # noqa: E402
@@ -56,10 +60,11 @@ ECHO_CHILD = (
 )
 
 
-def hello(seed: int) -> Hello:
-    return Hello(
-        protocol=PROTOCOL_VERSION, variant=get_variant(VARIANT).to_dict(), time_control=TC.to_dict(), seed=seed
-    )
+TABLE = "four-pagat"
+
+
+def hello(seed: int, variant: str = VARIANT) -> Hello:
+    return Hello.for_game(get_variant(variant).to_dict(), TC.to_dict(), seed)
 
 
 async def raw_echo_rate(n: int) -> float:
@@ -98,15 +103,18 @@ async def ping_rate(n: int) -> float:
         return n / (time.perf_counter() - t0)
 
 
-async def decision_rate(in_flight: int, seconds: float) -> tuple[float, float, float, list[int], int, list[str]]:
+async def decision_rate(
+    in_flight: int, seconds: float, game: str = VARIANT
+) -> tuple[float, float, float, list[int], int, list[str]]:
     """(decisions/s, referee CPU us per decision, agents' CPU us per decision, processes
     started per pool, capacity, the codes of any forfeits) with ``in_flight``
-    random-vs-random matches always in flight through two pools. The agents' CPU is what
+    random-vs-random matches always in flight through one pool per seat (two; four at a
+    four-handed ``game``). The agents' CPU is what
     the referee measured per answer (`MatchRecord.cpu_ms`), over the matches that ended
     in the window; at more than 1 in flight a process's answers overlap and are not
     measured."""
     random = resolve("random")
-    variant = get_variant(VARIANT)
+    variant = get_variant(game)
     decisions = 0
     forfeits: list[str] = []
     agent_cpu: list[float] = []
@@ -121,17 +129,19 @@ async def decision_rate(in_flight: int, seconds: float) -> tuple[float, float, f
         async with trio.open_nursery() as procs:
             pools = [
                 AgentPool(
-                    random, hello(seat + 1), procs, concurrency=in_flight, sandbox=sandbox, label=f"random-{seat}"
-                )
-                for seat in (0, 1)
+                    random, hello(seat + 1, game), procs, concurrency=in_flight, sandbox=sandbox,
+                    label=f"random-{seat}",
+                )  # fmt: skip
+                for seat in range(variant.players)
             ]
 
             async def worker(w: int) -> None:
                 i = 0
                 while True:
-                    async with pools[0].lease() as a, pools[1].lease() as b:
+                    async with contextlib.AsyncExitStack() as stack:
+                        seats = [await stack.enter_async_context(p.lease()) for p in pools]
                         rec = await play_match(
-                            f"bench-{w}-{i}", w * 1_000_003 + i, variant, [a, b], TC, on_event=on_event
+                            f"bench-{w}-{i}", w * 1_000_003 + i, variant, seats, TC, on_event=on_event
                         )
                     if rec.forfeit is not None:
                         forfeits.append(rec.forfeit.code)
@@ -169,48 +179,52 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--samples", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=2.0, help="measuring window per level and sample")
-    ap.add_argument("--levels", default="1,4,16,256", help="matches in flight, comma-separated")
+    ap.add_argument("--levels", default="1,4,16,256", help="two-handed matches in flight, comma-separated")
+    ap.add_argument("--table-levels", default="1,16", help="four-seat matches in flight ('' for none)")
     ap.add_argument("--pings", type=int, default=5000)
     args = ap.parse_args()
-    levels = [int(x) for x in args.levels.split(",")]
+    runs = [(VARIANT, int(x)) for x in args.levels.split(",") if x]
+    runs += [(TABLE, int(x)) for x in args.table_levels.split(",") if x]
     raw: list[float] = []
     ping: list[float] = []
-    rate: dict[int, list[float]] = {n: [] for n in levels}
-    cpu: dict[int, list[float]] = {n: [] for n in levels}
-    agent: dict[int, list[float]] = {n: [] for n in levels}
-    started: dict[int, set[tuple[int, ...]]] = {n: set() for n in levels}
-    forfeits: dict[int, list[str]] = {n: [] for n in levels}
+    rate: dict[tuple[str, int], list[float]] = {r: [] for r in runs}
+    cpu: dict[tuple[str, int], list[float]] = {r: [] for r in runs}
+    agent: dict[tuple[str, int], list[float]] = {r: [] for r in runs}
+    started: dict[tuple[str, int], set[tuple[int, ...]]] = {r: set() for r in runs}
+    forfeits: dict[tuple[str, int], list[str]] = {r: [] for r in runs}
     capacity = 1
-    for _ in range(args.samples):
+    for _ in range(args.samples):  # every figure once per sample, interleaved
         raw.append(trio.run(raw_echo_rate, args.pings))
         ping.append(trio.run(ping_rate, args.pings))
-        for n in levels:
-            dps, us, agent_us, procs, capacity, lost = trio.run(decision_rate, n, args.seconds)
-            agent[n].append(agent_us)
-            forfeits[n] += lost
-            rate[n].append(dps)
-            cpu[n].append(us)
-            started[n].add(tuple(procs))
+        for r in runs:
+            dps, us, agent_us, procs, capacity, lost = trio.run(decision_rate, r[1], args.seconds, r[0])
+            agent[r].append(agent_us)
+            forfeits[r] += lost
+            rate[r].append(dps)
+            cpu[r].append(us)
+            started[r].add(tuple(procs))
     echo = statistics.median(raw)
     print(f"{args.samples} samples; median (min..max)")
     print(f"raw echo round trips /s     {spread(raw)}   {1e6 / echo:.0f} us each")
     print(f"AgentProcess.ping /s        {spread(ping)}   = {statistics.median(ping) / echo:.2f} of raw echo")
     ok = True
-    for n in levels:
+    for r in runs:
+        game, n = r
         want = math.ceil(n / capacity)
-        seen = sorted(started[n])
+        seen = sorted(started[r])
         good = all(s == want for procs in seen for s in procs)
         ok &= good
-        agent_cpu = statistics.median(agent[n])
+        agent_cpu = statistics.median(agent[r])
+        who = "random vs random" if game == VARIANT else f"4 random, {game}"
         print(
-            f"random vs random, {n:>3} in flight: {spread(rate[n])} decisions/s = "
-            f"{statistics.median(rate[n]) / echo:.2f} of raw echo; referee CPU {spread(cpu[n], '.1f')} us/decision; "
-            + ("" if n > 1 or math.isnan(agent_cpu) else f"agent CPU {spread(agent[n], '.1f')} us/answer; ")
+            f"{who}, {n:>3} in flight: {spread(rate[r])} decisions/s = "
+            f"{statistics.median(rate[r]) / echo:.2f} of raw echo; referee CPU {spread(cpu[r], '.1f')} us/decision; "
+            + ("" if n > 1 or math.isnan(agent_cpu) else f"agent CPU {spread(agent[r], '.1f')} us/answer; ")
             + f"processes per agent {'/'.join(str(s) for procs in seen for s in procs)} "
             f"(ceil({n}/{capacity}) = {want}{'' if good else ': TOO MANY'})"
-            + (f"; {len(forfeits[n])} forfeits: {', '.join(sorted(set(forfeits[n])))}" if forfeits[n] else "")
+            + (f"; {len(forfeits[r])} forfeits: {', '.join(sorted(set(forfeits[r])))}" if forfeits[r] else "")
         )
-        ok &= not forfeits[n]
+        ok &= not forfeits[r]
     return 0 if ok else 1
 
 

@@ -294,3 +294,50 @@ def test_one_timer_per_process_ends_each_request_at_its_own_deadline(tmp_path):
     assert elapsed < 5  # not the first request's 20 s
     assert faults[0] == ("timeout", "no answer to request 2 within 300 ms")
     assert [code for code, _ in faults] == ["timeout", "timeout"]  # the fault ends the other request too
+
+
+def test_the_task_reading_for_others_hands_the_reading_on_when_it_leaves(tmp_path):
+    """No reader task: the first request waiting reads the agent's stdout for all. When
+    it leaves without its answer (its caller gave up), a request still waiting takes over
+    the reading and gets its answer; so does one that waits while another reads."""
+    (tmp_path / "agent.py").write_text(
+        "import json, sys, time\n"
+        "for line in sys.stdin:\n"
+        "    msg = json.loads(line)\n"
+        "    if msg['type'] == 'hello':\n"
+        '        print(\'{"type":"ready","protocol":1,"name":"slow","version":"0","capacity":4}\', flush=True)\n'
+        "    elif msg['type'] == 'request' and msg['legal'][0] != 'never':\n"
+        "        time.sleep(0.3)\n"
+        '        print(json.dumps({"type": "action", "id": msg["id"], "action": msg["legal"][0]}), flush=True)\n'
+    )
+    (tmp_path / "agent.toml").write_text(
+        'name = "slow"\nversion = "0"\nlanguage = "python"\ncommand = ["{python}", "agent.py"]\n'
+    )
+
+    async def main() -> dict[str, object]:
+        from arena.protocol.codec import Hello, Request
+        from arena.runtime.process import open_agent
+
+        got: dict[str, object] = {}
+        async with open_agent(
+            resolve(str(tmp_path)).launch(), Hello(protocol=1, variant={}, time_control={}, seed=1)
+        ) as agent:
+
+            async def ask(action: str, give_up_s: float) -> None:
+                req = Request(id=agent.new_id(), match_id="m", seat=0, observation={}, legal=[action], time_left_ms=1)
+                with trio.move_on_after(give_up_s):
+                    answer, _, _ = await agent.request(req, 10.0)
+                    got[action] = answer.action
+                    return
+                got[action] = "gave up"
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(ask, "never", 0.1)  # the first to wait: it reads, then leaves
+                await trio.sleep(0.02)
+                nursery.start_soon(ask, "close", 5.0)
+                nursery.start_soon(ask, "draw", 5.0)
+            got["fault"] = agent.fault
+        return got
+
+    got = trio.run(main)
+    assert got == {"never": "gave up", "close": "close", "draw": "draw", "fault": None}
