@@ -385,6 +385,12 @@ def test_the_report_links_its_listed_matches_to_their_replays(store, tmp_path, p
     assert arena("report", store, "-o", tmp_path / "none", "--replays", "0").returncode == 0
     assert not (tmp_path / "none" / "matches.html").exists() and "matches.html" not in (
         tmp_path / "none" / "index.html").read_text()
+    # A report written again over the same folder keeps only the replays it links.
+    assert arena("report", store, "-o", out, "--replays", "2").returncode == 0
+    again = re.findall(r'<a href="replays/([^"]+)">', (out / "matches.html").read_text())
+    assert len(again) == 2 and sorted(x.name for x in (out / "replays").iterdir()) == sorted(again)
+    assert arena("report", store, "-o", out, "--replays", "0").returncode == 0
+    assert not (out / "matches.html").exists() and list((out / "replays").iterdir()) == []
 
 
 def test_the_report_lists_at_most_the_cap_forfeits_first():

@@ -63,17 +63,29 @@ def write_replays(store: Store, ids: list[str], folder: Path, *, keep: bool = Fa
     return out
 
 
+def prune(folder: Path, kept: dict[str, Path]) -> None:
+    """Remove the replay pages of ``folder`` that are not in ``kept``: pages an earlier
+    report or site linked and this one does not (the folder holds only our pages)."""
+    if folder.is_dir():
+        names = {p.name for p in kept.values()}
+        for old in folder.iterdir():
+            if old.suffix == ".html" and old.name not in names:
+                old.unlink(missing_ok=True)
+
+
 def match_list(store_path: Path, matches: pd.DataFrame, out: Path, config: dict[str, Any], cap: int) -> str:
     """Write ``out/matches.html`` (the listed matches, linked to their replays in
     ``out/replays/``) and return the report's paragraph linking to it ("" when none)."""
     rows = chosen(matches, cap)
     if rows.empty:
         (out / "matches.html").unlink(missing_ok=True)  # a list from an earlier report, no longer linked
+        prune(out / "replays", {})
         return ""
     ladder = config.get("format") == "ladder"
     ids = [match_id(r, ladder) for r in rows.itertuples(index=False)]
     with Store(store_path, create=False) as store:
         pages = write_replays(store, ids, out / "replays")
+        prune(out / "replays", pages)
         details = {mid: (store.match(mid) or ({},))[0].get("fault_detail") for mid in ids if mid in pages}
     body = []
     for mid, r in zip(ids, rows.itertuples(index=False), strict=True):

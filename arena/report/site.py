@@ -36,7 +36,7 @@ import pandas as pd
 from ..ladder import rounds as ladder
 from ..ladder.store import LadderStore
 from .replay_page import safe_name
-from .replays import write_replays
+from .replays import prune, write_replays
 
 #: Latest matches listed (with a replay page) on each agent's page.
 RECENT = 10
@@ -199,9 +199,7 @@ def build_site(store: LadderStore, out: Path, *, name: str | None = None, recent
     latest = sides.sort_values("idx", ascending=False, kind="stable").groupby("agent", sort=False).head(recent)
     wanted = sorted(set(matches["id"].to_numpy()[latest["row"].to_numpy()]))
     replays = write_replays(store, wanted, out / "replays", keep=True)
-    for old in (out / "replays").iterdir():  # replays no longer linked
-        if old.suffix == ".html" and old.stem not in {safe_name(m) for m in replays}:
-            old.unlink()
+    prune(out / "replays", replays)  # replays no longer linked
 
     def match_cell(mid: str, depth: int) -> str:
         if mid in replays:
