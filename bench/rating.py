@@ -22,6 +22,9 @@ times building the matrix from 100,000 dict rows (`aggregate`) and a bootstrap o
 ``--boot`` replicates over duplicate pairs (consecutive matches of a pairing taken two by
 two). Prints the largest rating error against the truth and the 95% interval coverage as
 a sanity check.
+
+Last, team ratings (`arena.stats.table_rating`) of ``--agents`` agents from ``--matches``
+simulated partnership matches: aggregation, the fit and the SEs, median and spread.
 """
 
 from __future__ import annotations
@@ -54,6 +57,10 @@ from arena.stats.rating import (  # noqa: E402
     fit_matrix,
     solve,
 )
+from arena.stats.table_rating import Choices  # noqa: E402
+from arena.stats.table_rating import aggregate as aggregate_choices  # noqa: E402
+from arena.stats.table_rating import covariance as choice_covariance  # noqa: E402
+from arena.stats.table_rating import solve as solve_choices  # noqa: E402
 
 
 def simulate(agents: int, matches: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -189,6 +196,42 @@ def main() -> None:
             f"({1000 * t_boot / args.boot:.0f} ms a replicate), bootstrap SE / analytical SE "
             f"median {np.median(boot_se / se):.2f}, failed {failed}"
         )
+
+    partnership_bench(n, m, args.seed, args.repeat)
+
+
+def partnership_bench(n: int, m: int, seed: int, repeat: int) -> None:
+    """Team ratings (`arena.stats.table_rating`) from ``m`` simulated partnership matches
+    of ``n`` agents: four distinct agents a match, seats 0+2 against 1+3, the team of the
+    larger summed rating winning more often, partners drawn afresh each match (so almost
+    every line-up is new: the fit's worst case; duplicate play repeats line-ups and halves
+    the distinct ones). Simulated: the store holds no table matches yet (issue 18)."""
+    rng = np.random.default_rng(seed)
+    true = rng.normal(0.0, 200.0, n)
+    four = np.empty((0, 4), dtype=np.int64)
+    while len(four) < m:
+        draw = rng.integers(0, n, (m, 4))
+        ok = np.ones(m, dtype=bool)
+        for a in range(4):
+            for b in range(a + 1, 4):
+                ok &= draw[:, a] != draw[:, b]
+        four = np.concatenate([four, draw[ok]])[:m]
+    p = 1.0 / (1.0 + np.exp(-(true[four[:, 0]] + true[four[:, 2]] - true[four[:, 1]] - true[four[:, 3]]) / ELO))
+    won = (rng.random(m) >= p).astype(np.int64)
+    choices = Choices(np.stack([four[:, [0, 2]], four[:, [1, 3]]], axis=1), won, np.ones(m))
+    print(f"partnership matches, team ratings (simulated, no store; median (min..max) of {repeat}):")
+    t_agg, agg = samples(lambda: aggregate_choices(choices, n), repeat)
+    t_fit, elo = samples(lambda: solve_choices(choices, n), repeat)
+    t_se, cov = samples(lambda: choice_covariance(choices, n, elo), repeat)
+    print(f"{n} agents, {m:,} matches, {len(agg.sides):,} distinct line-ups and results")
+    print(f"aggregate          {ms(t_agg)}")
+    print(f"fit (aggregate + Newton) {ms(t_fit)}   (target: under 2 s)")
+    print(f"covariance (SEs)   {ms(t_se)}")
+    se = np.sqrt(np.diag(cov))
+    err = (elo - elo.mean()) - (true - true.mean())
+    inside = np.abs(err) <= Z95 * se
+    print(f"max |error| {np.abs(err).max():.1f} Elo, mean SE {se.mean():.1f}, 95% intervals covering the truth "
+          f"{inside.sum()}/{n}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -1,0 +1,366 @@
+"""Ratings from team results and orders of finish (three- and four-handed games). Pure.
+
+**Model.** A match is one or more *choices*: a set of sides, each a set of agents, of
+which one side is chosen (wins). A side's strength is the sum of its members' ratings on
+the log-odds scale, and side ``k`` is chosen with probability ``exp(s_k) / sum_l exp(s_l)``.
+
+- A two-handed match is one choice between two sides of one agent: Bradley-Terry, the
+  model of `arena.stats.rating`, to the last digit.
+- A partnership match (four-handed games, teams of seats 0+2 and 1+3) is one choice
+  between two sides of two: a team's strength is the sum of its members', so each
+  agent's rating is identified from team results once agents have played with and
+  against several others (the schedule rotates partners for that).
+- A three-handed order of finish ``i > j > k`` is Plackett-Luce: ``i`` chosen from
+  ``{i, j, k}``, then ``j`` from ``{j, k}``. Places shared by several seats count every
+  order they allow, each with an equal part of the match's weight (two seats sharing
+  first place: half a choice each way).
+
+Why Plackett-Luce rather than the pairwise decomposition (the three pairs of a
+three-handed match as three independent two-handed results): the three pairwise results
+of one match are not independent (the winner beat both; if it beat ``j`` and ``j`` beat
+``k``, it beat ``k``), so treating them as three matches counts the match's information
+about one and a half times and gives intervals too narrow. Plackett-Luce is the
+likelihood of the order itself, and its intervals cover at their stated rate
+(tests/test_table_rating.py measures both).
+
+The fit is `arena.stats.rating`'s: the same prior (``prior`` virtual draws per agent
+against the pool mean), joint maximum a posteriori by Newton's method with a line search,
+the covariance from the Fisher information's pseudo-inverse (every side of a choice has
+the same number of members, so a common shift of all ratings changes nothing), measured
+from the mean or an anchor, 95% intervals ``elo +- 1.96 se``. Results come back as a
+`arena.stats.rating.Ratings`, so tables, differences, LOS and reports read them alike.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+
+from .rating import (
+    DEFAULT_MAX_SE,
+    DEFAULT_MIN_GAMES,
+    DEFAULT_PRIOR,
+    ELO,
+    Z95,
+    Ratings,
+    anchor_weights,
+    rating_flags,
+    reference_weights,
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Choices:
+    """Matches as choices. ``sides[c, k, m]``: the ``m``-th member (an agent index) of side
+    ``k`` of choice ``c``, -1 for no side (a choice of fewer sides than the widest); every
+    side of a choice has the same number of members. ``chosen[c]``: the side that won it.
+    ``weight[c]``: what it counts (1 for a match's choice; less for a share of a tie)."""
+
+    sides: np.ndarray  # (C, K, M) int
+    chosen: np.ndarray  # (C,) int
+    weight: np.ndarray  # (C,) float
+
+    def __post_init__(self) -> None:
+        s = self.sides
+        if s.ndim != 3 or self.chosen.shape != (len(s),) or self.weight.shape != (len(s),):
+            raise ValueError("sides must be (choices, sides, members) with one chosen side and weight per choice")
+        present = s[:, :, 0] >= 0
+        if (present[:, None, :] & (s.transpose(0, 2, 1) < 0)).any():
+            raise ValueError("every side of a choice must have the same number of members")
+        if len(s) and not present[np.arange(len(s)), self.chosen].all():
+            raise ValueError("a chosen side is not one of its choice's sides")
+
+
+def team_choices(teams: Sequence[Sequence[Sequence[int]]], winners: Sequence[int | None]) -> Choices:
+    """One choice per match between its teams (``teams[i]``: each team's agent indices);
+    ``winners[i]`` the winning team's index, None for no decision (left out)."""
+    kept = [(t, w) for t, w in zip(teams, winners, strict=True) if w is not None]
+    k = max((len(t) for t, _ in kept), default=2)
+    m = max((len(side) for t, _ in kept for side in t), default=1)
+    sides = np.full((len(kept), k, m), -1, dtype=np.int64)
+    for i, (t, _) in enumerate(kept):
+        for j, side in enumerate(t):
+            sides[i, j, : len(side)] = side
+    chosen = np.array([w for _, w in kept], dtype=np.int64)
+    return Choices(sides, chosen, np.ones(len(kept)))
+
+
+def order_choices(seats: Sequence[Sequence[int]], places: Sequence[Sequence[int]]) -> Choices:
+    """Plackett-Luce choices of orders of finish: ``seats[i]`` the agents of match ``i``,
+    ``places[i]`` their places (1 = first; equal places shared). A match whose seats all
+    share one place says nothing and is left out."""
+    rows: list[tuple[list[int], int, float]] = []
+    for agents, place in zip(seats, places, strict=True):
+        if len(set(place)) <= 1:
+            continue
+        groups = [[a for a, p in zip(agents, place, strict=True) if p == q] for q in sorted(set(place))]
+        orders = list(itertools.product(*(itertools.permutations(g) for g in groups)))
+        w = 1.0 / len(orders)
+        for parts in orders:
+            order = [a for part in parts for a in part]
+            for stage in range(len(order) - 1):
+                rows.append((order[stage:], 0, w))
+    k = max((len(r[0]) for r in rows), default=2)
+    sides = np.full((len(rows), k, 1), -1, dtype=np.int64)
+    for i, (rest, _, _) in enumerate(rows):
+        sides[i, : len(rest), 0] = rest
+    return Choices(sides, np.zeros(len(rows), dtype=np.int64), np.array([r[2] for r in rows]))
+
+
+def aggregate(ch: Choices, n: int | None = None) -> Choices:
+    """The same choices in a canonical form (members of a side in order, sides in order)
+    with identical ones merged, their weights summed: a fit costs the number of distinct
+    line-ups, not of matches. ``n``: the number of agents, if known."""
+    c, k, m = ch.sides.shape
+    if not c:
+        return ch
+    radix = int(ch.sides.max()) + 2 if n is None else n + 1
+    slots = ch.sides.reshape(c, k * m) + 1  # 0 for no side
+    if m == 2:  # the common case (teams of two): a min and a max, not a sort
+        lo, hi = np.minimum(slots[:, 0::2], slots[:, 1::2]), np.maximum(slots[:, 0::2], slots[:, 1::2])
+        side_key = lo * radix + hi  # (C, K)
+    else:
+        ordered = np.sort(slots.reshape(c, k, m), axis=2)
+        side_key = (ordered * radix ** np.arange(m - 1, -1, -1)).sum(axis=2)
+    if k == 2:  # two sides: a swap, not a sort (a missing side has key 0 and goes last)
+        swap = (side_key[:, 0] > side_key[:, 1]) & (side_key[:, 1] > 0)
+        side_key = np.where(swap[:, None], side_key[:, ::-1], side_key)
+        chosen = np.where(swap, 1 - ch.chosen, ch.chosen)
+    else:
+        order = np.argsort(np.where(side_key == 0, np.iinfo(np.int64).max, side_key), axis=1, kind="stable")
+        chosen = np.argmax(order == ch.chosen[:, None], axis=1)
+        side_key = np.take_along_axis(side_key, order, axis=1)
+    bits = m * np.log2(radix)
+    if k * bits + np.log2(k) < 62:  # one integer per choice: a fast 1-d unique
+        key = np.zeros(c, dtype=np.int64)
+        for j in range(k):
+            key = key * radix**m + side_key[:, j]
+        key = key * k + chosen
+    else:
+        key = np.concatenate([side_key, chosen[:, None]], axis=1)
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True, axis=None if key.ndim == 1 else 0)
+    weight = np.bincount(inverse.ravel(), weights=ch.weight, minlength=len(first))
+    sides = ch.sides[first]
+    if k == 2:
+        sides = np.where(swap[first][:, None, None], sides[:, ::-1], sides)
+    else:
+        sides = np.take_along_axis(sides, order[first][:, :, None], axis=1)
+    sides = np.sort(sides, axis=2)  # members in order (a missing side stays all -1)
+    return Choices(sides, chosen[first], weight)
+
+
+# -- the fit ------------------------------------------------------------------------------------
+
+
+class _Layout:
+    """Choices laid out for the fit: one row of agent indices per member slot (side k,
+    member j), so each sum over a slot is one `np.bincount` over the choices."""
+
+    def __init__(self, ch: Choices, n: int):
+        c, k, m = ch.sides.shape
+        self.n, self.k, self.m = n, k, m
+        slots = ch.sides.reshape(c, k * m).T
+        self.idx = np.ascontiguousarray(np.maximum(slots, 0))  # (K*M, C)
+        self.valid = None if (slots >= 0).all() else np.ascontiguousarray(slots >= 0).astype(float)
+        self.present = ch.sides[:, :, 0].T >= 0  # (K, C)
+        self.chosen = ch.chosen
+        self.weight = ch.weight
+        self.cols = np.arange(c)
+        #: the pairs of slots u <= v, and the flat (row, column) index of their entries, all
+        #: in one array: the information is one `np.bincount` an iteration
+        self.pairs = [(u, v) for u in range(k * m) for v in range(u, k * m)]
+        self.flat = np.concatenate([self.idx[u] * n + self.idx[v] for u, v in self.pairs])
+        if self.valid is not None:
+            self.pair_valid = np.concatenate([self.valid[u] * self.valid[v] for u, v in self.pairs])
+
+    def strengths(self, theta: np.ndarray) -> np.ndarray:
+        """(K, C) side strengths, -inf where a choice has no such side."""
+        s = np.zeros((self.k, len(self.chosen)))
+        for slot in range(self.k * self.m):
+            t = theta[self.idx[slot]]
+            s[slot // self.m] += t if self.valid is None else t * self.valid[slot]
+        return np.where(self.present, s, -np.inf)
+
+    def log_likelihood(self, theta: np.ndarray) -> float:
+        s = self.strengths(theta)
+        top = s.max(axis=0)
+        lse = top + np.log(np.exp(s - top).sum(axis=0))
+        return float((self.weight * (s[self.chosen, self.cols] - lse)).sum())
+
+    def gradient_information(self, theta: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Gradient of the log-likelihood and its negative Hessian: per choice,
+        ``w X' (diag p - p p') X`` with ``X`` the sides' membership."""
+        n, m = self.n, self.m
+        s = self.strengths(theta)
+        p = np.exp(s - s.max(axis=0))
+        p /= p.sum(axis=0)
+        coef = -p * self.weight
+        coef[self.chosen, self.cols] += self.weight
+        wp = self.weight * p
+        g = np.zeros(n)
+        for u in range(self.k * m):
+            vu = None if self.valid is None else self.valid[u]
+            g += np.bincount(self.idx[u], weights=coef[u // m] if vu is None else coef[u // m] * vu, minlength=n)
+        c = len(self.chosen)
+        a = np.empty((len(self.pairs), c))
+        side: dict[tuple[int, int], np.ndarray] = {}
+        for row, (u, v) in enumerate(self.pairs):
+            ku, kv = u // m, v // m
+            if (ku, kv) not in side:
+                side[ku, kv] = wp[ku] - wp[ku] * p[kv] if ku == kv else -wp[ku] * p[kv]
+            a[row] = side[ku, kv]
+        weights = a.ravel() if self.valid is None else a.ravel() * self.pair_valid
+        # slots u < v land off the diagonal (distinct agents), u == v on it: add the transpose
+        h = np.bincount(self.flat, weights=weights, minlength=n * n).reshape(n, n)
+        return g, h + h.T - np.diag(np.diag(h))
+
+
+def _prior_terms(theta: np.ndarray, prior: float) -> tuple[float, np.ndarray, np.ndarray]:
+    """The prior's log density, gradient and negative Hessian (`arena.stats.rating`'s)."""
+    n = len(theta)
+    u = theta - theta.mean()
+    lp = -0.5 * prior * float((np.logaddexp(0.0, -u) + np.logaddexp(0.0, u)).sum())
+    sg = 1.0 / (1.0 + np.exp(-u))
+    gu = prior * (0.5 - sg)
+    dv = prior * sg * (1.0 - sg)
+    H = np.diag(dv) - (dv[:, None] + dv[None, :]) / n + dv.sum() / n**2
+    return lp, gu - gu.mean(), H
+
+
+def _log_posterior(theta: np.ndarray, lay: _Layout, prior: float) -> float:
+    return lay.log_likelihood(theta) + (_prior_terms(theta, prior)[0] if prior else 0.0)
+
+
+def _gradient_hessian(theta: np.ndarray, lay: _Layout, prior: float) -> tuple[np.ndarray, np.ndarray]:
+    """Gradient of the log-posterior and the Hessian of its negative (the information)."""
+    g, H = lay.gradient_information(theta)
+    if prior:
+        _, gp, Hp = _prior_terms(theta, prior)
+        g, H = g + gp, H + Hp
+    return g, H
+
+
+def solve(
+    ch: Choices, n: int, prior: float = DEFAULT_PRIOR, *, tol: float = 1e-10, max_iter: int = 200
+) -> np.ndarray:
+    """Joint maximum-a-posteriori ratings (Elo, mean 0) of ``n`` agents from ``ch``."""
+    if prior < 0:
+        raise ValueError("the prior must be >= 0")
+    if n == 0:
+        return np.zeros(0)
+    lay = _Layout(aggregate(ch, n), n)
+    theta = np.zeros(n)
+    gauge = np.full((n, n), 1.0 / n)
+    f = _log_posterior(theta, lay, prior)
+    for _ in range(max_iter):
+        g, H = _gradient_hessian(theta, lay, prior)
+        a = max(float(np.trace(H)) / n, 1e-12)
+        try:
+            delta = np.linalg.solve(H + a * gauge, g)
+        except np.linalg.LinAlgError:
+            break  # not identified: only a prior > 0 can place some agents
+        delta -= delta.mean()
+        step = 1.0
+        while True:
+            cand = theta + step * delta
+            fc = _log_posterior(cand, lay, prior)
+            if fc >= f - 1e-13 * max(1.0, abs(f)) or step < 1e-8:
+                break
+            step *= 0.5
+        moved = float(np.max(np.abs(cand - theta)))
+        theta, f = cand, fc
+        if moved < tol:
+            return theta * ELO
+        if prior == 0 and float(np.max(np.abs(theta))) > 50:
+            break
+    raise ValueError(
+        "the rating fit does not converge: with no prior, maximum-likelihood ratings exist only when every "
+        "agent both won and lost against the rest, and played with and against enough others to tell it from "
+        "its partners; use a prior > 0"
+    )
+
+
+def covariance(ch: Choices, n: int, elo: np.ndarray, prior: float = DEFAULT_PRIOR,
+               anchor: int | np.ndarray | None = None) -> np.ndarray:  # fmt: skip
+    """Covariance of the ratings (Elo squared), mean 0 or measured from ``anchor`` (an
+    agent index or reference weights), as `arena.stats.rating.covariance`."""
+    if n == 0:
+        return np.zeros((0, 0))
+    _, H = _gradient_hessian(np.asarray(elo, dtype=float) / ELO, _Layout(aggregate(ch, n), n), prior)
+    H = H / ELO**2
+    a = max(float(np.trace(H)) / n, 1e-300)
+    J = np.full((n, n), 1.0 / n)
+    cov = np.linalg.inv(H + a * J) - J / a
+    if anchor is not None:
+        mw = reference_weights(n, anchor)
+        cm = cov @ mw
+        cov = cov - cm[:, None] - cm[None, :] + float(mw @ cm)
+    return 0.5 * (cov + cov.T)
+
+
+def pairwise_wins(ch: Choices, n: int) -> np.ndarray:
+    """A wins matrix for connectivity and flags: each member of a chosen side beat each
+    member of the other sides of its choice (weighted)."""
+    c, k, m = ch.sides.shape
+    if not c:
+        return np.zeros((n, n))
+    win = ch.sides[np.arange(c), ch.chosen]  # (C, M)
+    other = np.arange(k)[None, :] != ch.chosen[:, None]  # (C, K)
+    valid = (win[:, :, None, None] >= 0) & (ch.sides[:, None, :, :] >= 0) & other[:, None, :, None]
+    flat = np.where(valid, np.maximum(win, 0)[:, :, None, None] * n + np.maximum(ch.sides, 0)[:, None, :, :], 0)
+    w = np.where(valid, ch.weight[:, None, None, None], 0.0)
+    return np.bincount(flat.ravel(), weights=w.ravel(), minlength=n * n).reshape(n, n)
+
+
+def fit_choices(
+    ch: Choices,
+    names: Sequence[str],
+    *,
+    games: np.ndarray,
+    wins: np.ndarray,
+    losses: np.ndarray,
+    prior: float = DEFAULT_PRIOR,
+    anchor: str | None = None,
+    anchor_elo: float = 0.0,
+    min_games: int = DEFAULT_MIN_GAMES,
+    max_se: float = DEFAULT_MAX_SE,
+    model: str = "team",
+) -> Ratings:
+    """`Ratings` of ``names`` from choices; ``games``/``wins``/``losses`` per agent are
+    the matches it played, won (its side first) and lost, as the table shows them."""
+    names = list(names)
+    n = len(names)
+    ch = aggregate(ch, n)
+    W = pairwise_wins(ch, n)
+    ref = anchor_weights(W, names, anchor)
+    elo = solve(ch, n, prior)
+    cov = covariance(ch, n, elo, prior, ref)
+    elo = elo - float(ref @ elo) + (anchor_elo if anchor is not None else 0.0)
+    se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    flags = rating_flags(W, se, 0, max_se)
+    few = [f"few matches ({g:g})" if 0 < g < min_games else "" for g in games]
+    flags = ["; ".join(x for x in (f, extra) if x) for f, extra in zip(flags, few, strict=True)]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        score = np.where(games > 0, wins / np.where(games > 0, games, 1), np.nan)
+    what = {"team": "teams' ratings the sum of their members'", "order": "Plackett-Luce on orders of finish"}
+    reference = "mean 0" if anchor is None else f"{anchor} fixed at {anchor_elo:g}"
+    return Ratings(
+        names=names,
+        elo=elo,
+        se=se,
+        ci95=np.column_stack([elo - Z95 * se, elo + Z95 * se]) if n else np.zeros((0, 2)),
+        games=np.asarray(games, dtype=float),
+        wins=np.asarray(wins, dtype=float),
+        losses=np.asarray(losses, dtype=float),
+        score=score,
+        covariance=cov,
+        flags=flags,
+        wins_matrix=W,
+        prior=prior,
+        anchor=anchor,
+        anchor_elo=anchor_elo,
+        reference=f"{reference}; {what.get(model, model)}",
+    )
