@@ -3,6 +3,7 @@ pressing Ctrl-C once it has stored enough."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sqlite3
 import subprocess
@@ -49,3 +50,35 @@ def arena(
     its output as text."""
     return subprocess.run([sys.executable, "-m", "arena", *map(str, args)], capture_output=True, text=True,
                           timeout=timeout, cwd=cwd, env=env)  # fmt: skip
+
+
+def ok(p: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
+    assert p.returncode == 0, f"exit {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}"
+    return p
+
+
+def one_line_error(p: subprocess.CompletedProcess, *needles: str) -> str:
+    """Exit 2 and one ``arena: error:`` line on stderr (warnings aside), holding every needle."""
+    assert p.returncode == 2, f"exit {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}"
+    assert "Traceback" not in p.stderr, p.stderr
+    lines = [x for x in p.stderr.strip().splitlines() if "arena: error:" in x]
+    assert len(lines) == 1, p.stderr
+    for n in needles:
+        assert n in lines[0], f"{n!r} not in {lines[0]!r}"
+    return lines[0]
+
+
+def group_alive(pgid: int) -> list[int]:
+    """Pids of live (not zombie) processes in a process group."""
+    alive = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            alive.append(int(entry))
+    return alive

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from arena.game import TABLE_PRESETS
 from arena.play.referee import MatchRecord
 
 ROOT = Path(__file__).resolve().parent.parent
-BUNDLED = ["random", "greedy", "node-greedy", "c-cautious"]
+BUNDLED = ["random", "greedy", "heuristic", "node-greedy", "c-cautious"]
 
 
 def arena(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -31,6 +32,9 @@ def test_every_bundled_agent_passes_the_conformance_suite(agent, tmp_path):
     assert lines[-1].endswith("passed, 0 failed")
     assert any(line.startswith("PASS  position (schnapsen)") for line in lines)
     assert any(line.startswith("PASS  position (sixty-six-close-offer)") for line in lines)
+    for game in TABLE_PRESETS:  # they all play every table game too: positions and a match each
+        assert any(line.startswith(f"PASS  position ({game})") for line in lines), game
+        assert any(line.startswith(f"PASS  match ({game}") for line in lines), game
 
 
 @pytest.mark.parametrize("variant", ["sixty-six", "schnapsen"])

@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from running import arena, count
+from running import arena, count, ok, one_line_error
 
 from arena.errors import UserError
 from arena.results.store import TIMING_COLUMNS
@@ -43,20 +43,8 @@ ARGS = ["--agents", AGENTS, "--pairs", "12", "--seed", "5", "--concurrency", "2"
 TOTAL = 3 * 12 * 2
 
 
-def ok(p: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
-    assert p.returncode == 0, f"exit {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}"
-    return p
 
 
-def one_line_error(p: subprocess.CompletedProcess, *needles: str) -> str:
-    """Exit 2 and one line on stderr (warnings about the seed aside), holding every needle."""
-    assert p.returncode == 2, f"exit {p.returncode}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}"
-    assert "Traceback" not in p.stderr, p.stderr
-    lines = [x for x in p.stderr.strip().splitlines() if "arena: error:" in x]
-    assert len(lines) == 1, p.stderr
-    for n in needles:
-        assert n in lines[0], f"{n!r} not in {lines[0]!r}"
-    return lines[0]
 
 
 def tables(path: Path) -> tuple[dict[str, dict], list[dict]]:
@@ -131,8 +119,9 @@ def _state(pid: int) -> str | None:
 def local_cluster(n: int = 2, **kw) -> Iterator[tuple[distributed.LocalCluster, distributed.Client]]:
     """A LocalCluster of ``n`` single-threaded worker processes and a client of it, closed
     on every path (its worker processes with it)."""
-    cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None,
-                                       memory_limit=0, silence_logs=logging.CRITICAL, **kw)  # fmt: skip
+    cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                       scheduler_kwargs={"dashboard": False}, memory_limit=0,
+                                       silence_logs=logging.CRITICAL, **kw)  # fmt: skip
     try:
         client = distributed.Client(cluster, timeout=30)
         try:

@@ -180,7 +180,7 @@ def _validators() -> dict[str, Draft202012Validator]:
 
 def test_every_message_type_has_a_valid_schema():
     v = _validators()
-    assert set(v) == {m.type for m in REFEREE_MESSAGES + AGENT_MESSAGES} | {"observation"}
+    assert set(v) == {m.type for m in REFEREE_MESSAGES + AGENT_MESSAGES} | {"observation", "table_observation"}
     for validator in v.values():
         Draft202012Validator.check_schema(validator.schema)
 

@@ -7,11 +7,11 @@ forfeit for its seat, and no process left behind in its process group.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 import trio
+from running import group_alive
 
 from arena.game import Match, get_variant, observation
 from arena.play.duel import duel
@@ -23,20 +23,6 @@ HERE = Path(__file__).resolve().parent
 FAST = TimeControl(move_ms=300, bank_ms=0, first_move_ms=300, grace_ms=100)
 
 
-def group_alive(pgid: int) -> list[int]:
-    """Pids of live (not zombie) processes in a process group."""
-    alive = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if int(fields[2]) == pgid and fields[0] != "Z":
-            alive.append(int(entry))
-    return alive
 
 
 def play(a: str, b: str, *, seed: int = 1, variant: str = "sixty-six", tc: TimeControl = FAST, logs=None, **kw):

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+from running import group_alive
 
 from arena.game import derive_seed
 from arena.results.store import TIMING_COLUMNS
@@ -143,14 +144,6 @@ def alive(pid: int, start: str) -> bool:
     return f is not None and f[19] == start and f[0] != "Z"
 
 
-def group_alive(pgid: int) -> list[int]:
-    out = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            f = _stat(int(entry))
-            if f and int(f[2]) == pgid and f[0] != "Z":
-                out.append(int(entry))
-    return out
 
 
 # -- fixtures ---------------------------------------------------------------------------------------------------

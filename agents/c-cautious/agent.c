@@ -1,11 +1,18 @@
 /*
- * c-cautious: a Sixty-Six / Schnapsen agent in plain C99 + POSIX.
+ * c-cautious: a Sixty-Six agent in plain C99 + POSIX, for every game of the arena.
  *
- * Speaks protocol version 1 of protocol/SPEC.md on stdin/stdout: one JSON object
- * per line. Strategy ("cautious"): claim 66 only when the count really is >= 66,
- * never close, always exchange the trump card when allowed, draw rather than
- * close, show marriages (the trump marriage first), and otherwise play a
- * uniformly random legal card from a PRNG seeded by hello.seed, then by each match_start's seed.
+ * Speaks protocol versions 1 and 2 of protocol/SPEC.md on stdin/stdout: one JSON
+ * object per line; it answers hello with the highest version offered (a version-1
+ * referee, whose hello has no "protocols", gets a version-1 ready).
+ *
+ * Two-handed strategy ("cautious"; also three-sitout's deals, which are two-handed
+ * hands): claim 66 only when the count really is >= 66, never close, always exchange
+ * the trump card when allowed, draw rather than close, show marriages (the trump
+ * marriage first), and otherwise play a uniformly random legal card from a PRNG seeded
+ * by hello.seed, then by each match_start's seed.
+ *
+ * At a table of three or four (version 2, SPEC section 12) it plays a fixed policy
+ * with no randomness, from the observation and `legal` only (see choose_table).
  *
  * Exit status: 0 on quit or end of input, 2 on a malformed referee line or an
  * unsupported protocol version, 1 if stdout can no longer be written.
@@ -23,7 +30,10 @@
 
 #define AGENT_NAME "c-cautious"
 #define AGENT_VERSION "1.0.0"
-#define PROTOCOL 1
+#define MIN_PROTOCOL 1
+#define MAX_PROTOCOL 2 /* version 2 seats three or four at a table */
+#define GAMES "[\"sixty-six\",\"schnapsen\",\"three-pagat\",\"three-cutthroat\",\"three-sitout\"," \
+              "\"four-pagat\",\"kreuzmariage\",\"four-bidding\"]"
 
 /* The referee's lines are at most 1 MiB; refuse absurd ones instead of eating memory. */
 #define MAX_LINE ((size_t)64 * 1024 * 1024)
@@ -562,20 +572,327 @@ static size_t choose(const char *s, JVal obs, const Action *a, size_t n, long lo
 }
 
 /* ------------------------------------------------------------------------------------ */
+/* Strategy at a table of three or four (protocol version 2)                            */
+/*
+ * A fixed policy, no randomness, read from the table observation and `legal` only:
+ * claim 66 only with at least 66 for its side; show a marriage whenever one is legal
+ * (the trump one first; before trumps are set, the one in the longest suit); bid only
+ * on a strong hand, never over the partner and never the moon; name trumps
+ * (three-pagat) only with two cards of a suit, or its A or 10, among the three seen.
+ * Lead: before trumps are set, the top card of the longest suit (it becomes trumps);
+ * then a side-suit card that no unplayed card beats, else the cheapest card. Follow:
+ * never overtake a partner who is winning (team = seat mod 2), and give him the richest
+ * card when playing last; else beat the winning card with the cheapest winner, else
+ * throw the cheapest card.
+ */
+
+#define MAX_CARDS 32
+
+typedef struct {
+    int rank; /* 0..7: A T K Q J 9 8 7, strongest first */
+    int suit; /* 0..3: C D H S */
+    int points;
+} Card;
+
+static const char RANK_CHARS[] = "ATKQJ987";
+static const char SUIT_CHARS[] = "CDHS";
+static const int RANK_POINTS[8] = {11, 10, 4, 3, 2, 0, 0, 0};
+
+static int parse_card(const char *t, Card *c)
+{
+    const char *r, *su;
+    if (!t[0] || !t[1] || t[2]) return 0;
+    r = strchr(RANK_CHARS, t[0]);
+    su = strchr(SUIT_CHARS, t[1]);
+    if (!r || !su) return 0;
+    c->rank = (int)(r - RANK_CHARS);
+    c->suit = (int)(su - SUIT_CHARS);
+    c->points = RANK_POINTS[c->rank];
+    return 1;
+}
+
+static int card_bit(Card c) { return c.suit * 8 + c.rank; }
+
+static int suit_of(char ch)
+{
+    const char *su = ch ? strchr(SUIT_CHARS, ch) : NULL;
+    return su ? (int)(su - SUIT_CHARS) : -1;
+}
+
+/* A JSON string holding a card; 0 if it is not one. */
+static int json_card(const char *s, JVal v, Card *c)
+{
+    char buf[8];
+    return v.type == J_STR && json_str(s, v, buf, sizeof buf) >= 0 && parse_card(buf, c);
+}
+
+/* The i-th element of an array (0 if absent). */
+static int json_at(const char *s, JVal arr, long long i, JVal *out)
+{
+    JIter it;
+    JVal key;
+    long long k = 0;
+    if (arr.type != J_ARR) return 0;
+    jiter_init(&it, s, arr);
+    while (jiter_next(&it, &key, out))
+        if (k++ == i) return 1;
+    return 0;
+}
+
+/* An integer field of obj, or dflt (also for null). */
+static long long json_int_field(const char *s, JVal obj, const char *key, long long dflt)
+{
+    JVal v;
+    long long x;
+    return json_get(s, obj, key, &v) && json_ll(s, v, &x) ? x : dflt;
+}
+
+/* Each [seat, card] of a trick's "cards" into the played mask; the card of seat `who` into *won. */
+static int trick_cards(const char *s, JVal cards, unsigned long *played, long long who, Card *won)
+{
+    JIter it;
+    JVal key, pair, sv, cv;
+    Card c;
+    long long seat;
+    int n = 0;
+    if (cards.type != J_ARR) return 0;
+    jiter_init(&it, s, cards);
+    while (jiter_next(&it, &key, &pair)) {
+        n++;
+        if (!json_at(s, pair, 1, &cv) || !json_card(s, cv, &c)) continue;
+        *played |= 1UL << card_bit(c);
+        if (won && json_at(s, pair, 0, &sv) && json_ll(s, sv, &seat) && seat == who) *won = c;
+    }
+    return n;
+}
+
+/* Per suit: how many cards and points in cards[0..n-1]; returns the longest suit (more
+   points break a tie, then suit order). */
+static int longest_suit(const Card *cards, size_t n, int len[4], int pts[4])
+{
+    size_t i;
+    int su, best = 0;
+    for (su = 0; su < 4; su++) len[su] = pts[su] = 0;
+    for (i = 0; i < n; i++) {
+        len[cards[i].suit]++;
+        pts[cards[i].suit] += cards[i].points;
+    }
+    for (su = 1; su < 4; su++)
+        if (len[su] > len[best] || (len[su] == len[best] && pts[su] > pts[best])) best = su;
+    return best;
+}
+
+/* Sort keys, smallest chosen: cheapest to give away (a non-trump, few points, weak). */
+static long key_cheap(Card c, int trump) { return (c.suit == trump) * 10000L + c.points * 100L + (7 - c.rank); }
+/* The richest card to give a partner's trick (and not a trump if it can help it). */
+static long key_rich(Card c, int trump) { return -c.points * 1000L + (c.suit == trump) * 100L + (7 - c.rank); }
+
+/* The play among cand[0..m-1] (indexes into plays) with the smallest key. */
+static size_t pick_min(const Card *plays, const size_t *cand, size_t m, int trump, long (*key)(Card, int))
+{
+    size_t i, best = cand[0];
+    for (i = 1; i < m; i++)
+        if (key(plays[cand[i]], trump) < key(plays[best], trump)) best = cand[i];
+    return best;
+}
+
+static int beats(Card c, Card w, int trump)
+{
+    if (c.suit == w.suit) return c.rank < w.rank;
+    return c.suit == trump && w.suit != trump;
+}
+
+static long find_bid(const Action *a, size_t n, int b)
+{
+    char want[16];
+    snprintf(want, sizeof want, "bid:%d", b);
+    return find_action(a, n, want);
+}
+
+static size_t table_bid(const char *s, JVal obs, const Card *hand, size_t nh, const Action *a, size_t n)
+{
+    int len[4], pts[4], su, want = 0, b;
+    long k, pass = find_action(a, n, "pass");
+    long long players = json_int_field(s, obs, "players", 0);
+    long long partner = json_int_field(s, obs, "partner", -1);
+    long long bidder = json_int_field(s, obs, "bidder", -2);
+    size_t i;
+    long v;
+    su = longest_suit(hand, nh, len, pts);
+    v = pts[su] + 8L * len[su]; /* its longest suit as trumps, and its aces beside */
+    for (i = 0; i < nh; i++)
+        if (hand[i].suit != su && hand[i].rank == 0) v += 8;
+    if (len[su] >= 3 && v >= (players == 4 ? 45 : 48)) want = 1;
+    if (len[su] >= 4 && v >= (players == 4 ? 65 : 70)) want = 2;
+    if (pass >= 0 && partner >= 0 && bidder == partner) return (size_t)pass;
+    for (b = want; b >= 1; b--)
+        if ((k = find_bid(a, n, b)) >= 0) return (size_t)k;
+    if (pass >= 0) return (size_t)pass;
+    for (b = 1; b <= 5; b++) /* the dealer must bid (all_pass = dealer_forced): the lowest */
+        if ((k = find_bid(a, n, b)) >= 0) return (size_t)k;
+    return 0;
+}
+
+static size_t table_name(const Card *hand, size_t nh, const Action *a, size_t n)
+{
+    int len[4], pts[4], su = longest_suit(hand, nh, len, pts);
+    char want[16];
+    long k, pass = find_action(a, n, "pass");
+    snprintf(want, sizeof want, "trump:%c", SUIT_CHARS[su]);
+    if ((len[su] >= 2 || pts[su] >= 10) && (k = find_action(a, n, want)) >= 0) return (size_t)k;
+    return pass >= 0 ? (size_t)pass : 0;
+}
+
+/* A marriage to show, or -1. */
+static long table_marriage(const Card *hand, size_t nh, const Action *a, size_t n, int trump)
+{
+    int len[4], pts[4], su, bs = -1;
+    long best = -1;
+    size_t i;
+    char want[16];
+    if (trump >= 0) {
+        snprintf(want, sizeof want, "marry:%c", SUIT_CHARS[trump]);
+        if ((best = find_action(a, n, want)) >= 0) return best;
+    }
+    /* before trumps are set every marriage is worth 40: the one in the longest suit */
+    longest_suit(hand, nh, len, pts);
+    for (i = 0; i < n; i++) {
+        if (strncmp(a[i].text, "marry:", 6) != 0 || (su = suit_of(a[i].text[6])) < 0) continue;
+        if (best < 0 || (trump < 0 && (len[su] > len[bs] || (len[su] == len[bs] && pts[su] > pts[bs])))) {
+            best = (long)i;
+            bs = su;
+        }
+    }
+    return best;
+}
+
+static size_t choose_table(const char *s, JVal obs, const Action *a, size_t n)
+{
+    char phase[16] = "", trump_text[8] = "";
+    Card hand[MAX_CARDS], plays[MAX_CARDS], c, won;
+    size_t act[MAX_CARDS], cand[MAX_CARDS], nh = 0, np = 0, m, i;
+    long long seat = json_int_field(s, obs, "seat", -1), team = json_int_field(s, obs, "team", 0);
+    long long players = json_int_field(s, obs, "players", 0), mine = 0;
+    unsigned long played = 0, held = 0;
+    int trump = -1;
+    long k;
+    JVal v, e, key;
+    JIter it;
+
+    if (json_get(s, obs, "phase", &v) && json_str(s, v, phase, sizeof phase) < 0) phase[0] = '\0';
+    if (json_get(s, obs, "trump", &v) && v.type == J_STR && json_str(s, v, trump_text, sizeof trump_text) == 1)
+        trump = suit_of(trump_text[0]);
+    if (json_get(s, obs, "points", &v) && json_at(s, v, team, &e) && !json_ll(s, e, &mine)) mine = 0;
+    if (json_get(s, obs, "hand", &v) && v.type == J_ARR) {
+        jiter_init(&it, s, v);
+        while (nh < MAX_CARDS && jiter_next(&it, &key, &e))
+            if (json_card(s, e, &hand[nh])) held |= 1UL << card_bit(hand[nh++]);
+    }
+
+    if ((k = find_action(a, n, "declare")) >= 0 && mine >= 66) return (size_t)k;
+    if (n == 1) return 0;
+    if (strcmp(phase, "bid") == 0) return table_bid(s, obs, hand, nh, a, n);
+    if (strcmp(phase, "name") == 0) return table_name(hand, nh, a, n);
+    if (strcmp(phase, "last") == 0) return (k = find_action(a, n, "pass")) >= 0 ? (size_t)k : 0;
+    if ((k = table_marriage(hand, nh, a, n, trump)) >= 0) return (size_t)k;
+    if (strcmp(phase, "meld") == 0) return (k = find_action(a, n, "pass")) >= 0 ? (size_t)k : 0;
+
+    for (i = 0; i < n && np < MAX_CARDS; i++)
+        if (strncmp(a[i].text, "play:", 5) == 0 && parse_card(a[i].text + 5, &plays[np])) act[np++] = i;
+    if (np == 0) return (k = find_action(a, n, "pass")) >= 0 ? (size_t)k : 0;
+
+    if (json_get(s, obs, "tricks", &v) && v.type == J_ARR) {
+        JVal t, cards;
+        jiter_init(&it, s, v);
+        while (jiter_next(&it, &key, &t))
+            if (json_get(s, t, "cards", &cards)) trick_cards(s, cards, &played, -1, NULL);
+    }
+
+    if (strcmp(phase, "follow") == 0 && json_get(s, obs, "current_trick", &v) && v.type == J_OBJ) {
+        JVal cards;
+        long long w = json_int_field(s, v, "winning", -1), out = json_int_field(s, obs, "sitting_out", -1);
+        int on_table, last, partner_wins;
+        size_t nw = 0, nl = 0, winners[MAX_CARDS];
+        won = plays[0];
+        on_table = json_get(s, v, "cards", &cards) ? trick_cards(s, cards, &played, w, &won) : 0;
+        last = on_table + 1 == players - (out >= 0 ? 1 : 0);
+        partner_wins = players == 4 && w >= 0 && w != seat && w % 2 == seat % 2;
+        for (i = 0; i < np; i++) {
+            if (beats(plays[i], won, trump))
+                winners[nw++] = i;
+            else
+                cand[nl++] = i;
+        }
+        if (partner_wins) {
+            if (nl == 0) return act[pick_min(plays, winners, nw, trump, key_cheap)];
+            return act[pick_min(plays, cand, nl, trump, last ? key_rich : key_cheap)];
+        }
+        if (nw > 0) return act[pick_min(plays, winners, nw, trump, key_cheap)];
+        for (i = 0; i < np; i++) cand[i] = i;
+        return act[pick_min(plays, cand, np, trump, key_cheap)];
+    }
+
+    /* a lead */
+    if (trump < 0) { /* the first card led sets trumps: the top card of the longest suit */
+        int len[4], pts[4], su = longest_suit(plays, np, len, pts);
+        size_t best = np;
+        for (i = 0; i < np; i++)
+            if (plays[i].suit == su && (best == np || plays[i].rank < plays[best].rank)) best = i;
+        return act[best];
+    }
+    for (m = 0, i = 0; i < np; i++) { /* side-suit cards that no unplayed card beats */
+        int r, boss = plays[i].suit != trump;
+        for (r = 0; boss && r < plays[i].rank; r++) {
+            c.rank = r;
+            c.suit = plays[i].suit;
+            if (!(((played | held) >> card_bit(c)) & 1UL)) boss = 0;
+        }
+        if (boss) cand[m++] = i;
+    }
+    if (m > 0) {
+        size_t best = cand[0];
+        for (i = 1; i < m; i++) {
+            Card x = plays[cand[i]], y = plays[best];
+            if (x.points > y.points || (x.points == y.points && x.rank < y.rank)) best = cand[i];
+        }
+        return act[best];
+    }
+    for (i = 0; i < np; i++) cand[i] = i;
+    return act[pick_min(plays, cand, np, trump, key_cheap)];
+}
+
+/* ------------------------------------------------------------------------------------ */
 /* Messages                                                                             */
 
 static int said_hello;
 
+/* The version to speak: the highest of hello.protocols (absent: [hello.protocol]) that
+   this agent speaks, or 0 if none. */
+static long long negotiate(const char *s, JVal msg, long long proto)
+{
+    JVal list, key, item;
+    JIter it;
+    long long v, best = 0;
+    if (!json_get(s, msg, "protocols", &list) || list.type != J_ARR)
+        return proto >= MIN_PROTOCOL && proto <= MAX_PROTOCOL ? proto : 0;
+    jiter_init(&it, s, list);
+    while (jiter_next(&it, &key, &item))
+        if (json_ll(s, item, &v) && v >= MIN_PROTOCOL && v <= MAX_PROTOCOL && v > best) best = v;
+    return best;
+}
+
 static void on_hello(const char *s, JVal msg)
 {
     JVal v;
-    long long proto;
+    long long proto, speak;
     unsigned long long seed = 0;
     if (!json_get(s, msg, "protocol", &v) || v.type != J_NUM || !v.is_int)
         malformed("line %lu: hello needs an integer 'protocol'", line_no);
-    if (!json_ll(s, v, &proto) || proto != PROTOCOL)
-        die(2, "the referee speaks protocol version %.*s; this agent speaks only version %d",
-            (int)(v.end - v.start > 40 ? 40 : v.end - v.start), s + v.start, PROTOCOL);
+    if (!json_ll(s, v, &proto)) proto = 0;
+    speak = negotiate(s, msg, proto);
+    if (!speak)
+        die(2, "the referee speaks protocol version %.*s; this agent speaks version %d or %d",
+            (int)(v.end - v.start > 40 ? 40 : v.end - v.start), s + v.start, MIN_PROTOCOL, MAX_PROTOCOL);
     if (!json_get(s, msg, "seed", &v) || !json_u64(s, v, &seed))
         malformed("line %lu: hello needs an integer 'seed' in 0..2^64-1", line_no);
     if (said_hello) {
@@ -584,11 +901,11 @@ static void on_hello(const char *s, JVal msg)
     }
     rng_state = (uint64_t)seed;
     said_hello = 1;
-    fprintf(stderr, AGENT_NAME " " AGENT_VERSION ": protocol %d, seed %llu\n", PROTOCOL, seed);
+    fprintf(stderr, AGENT_NAME " " AGENT_VERSION ": protocol %lld, seed %llu\n", speak, seed);
     fflush(stderr);
-    printf("{\"type\":\"ready\",\"protocol\":%d,\"name\":\"" AGENT_NAME "\",\"version\":\"" AGENT_VERSION
-           "\",\"capacity\":1}\n",
-           PROTOCOL);
+    printf("{\"type\":\"ready\",\"protocol\":%lld,\"name\":\"" AGENT_NAME "\",\"version\":\"" AGENT_VERSION
+           "\",\"capacity\":1%s}\n",
+           speak, speak >= 2 ? ",\"games\":" GAMES : "");
     flush_out();
 }
 
@@ -624,7 +941,10 @@ static void on_request(const char *s, JVal msg)
         obs.type = J_NONE;
     }
 
-    pick = choose(s, obs, acts, n, seat);
+    if (obs.type == J_OBJ && json_get(s, obs, "players", &v) && !json_get(s, obs, "talon_size", &v))
+        pick = choose_table(s, obs, acts, n); /* three-sitout's deals have the two-handed observation */
+    else
+        pick = choose(s, obs, acts, n, seat);
     printf("{\"type\":\"action\",\"id\":%.*s,\"action\":%.*s}\n", (int)(id.end - id.start), s + id.start,
            (int)(acts[pick].raw.end - acts[pick].raw.start), s + acts[pick].raw.start);
     flush_out();

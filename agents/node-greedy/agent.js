@@ -1,5 +1,7 @@
 #!/usr/bin/env node
-// node-greedy: a Sixty-Six / Schnapsen agent for the sixtysix-arena, protocol version 1.
+// node-greedy: a Sixty-Six / Schnapsen agent for the sixtysix-arena, protocol versions 1
+// and 2; at the three- and four-handed tables of version 2 it plays the simple policy of
+// table.js (three-sitout's deals are two-handed hands: the search below plays them).
 //
 // Plain Node.js (>= 18), no dependencies. Protocol: protocol/SPEC.md (one JSON object
 // per line on stdin/stdout, logs on stderr).
@@ -25,7 +27,10 @@
 
 const NAME = 'node-greedy';
 const VERSION = '1.0.0';
-const PROTOCOL = 1;
+const PROTOCOLS = [1, 2]; // the versions spoken; 2 seats three or four at a table
+const GAMES = ['sixty-six', 'schnapsen', 'three-pagat', 'three-cutthroat', 'three-sitout',
+  'four-pagat', 'kreuzmariage', 'four-bidding'];
+const { isTableObservation, decideTable } = require('./table.js');
 
 // ---------------------------------------------------------------------------------------
 // Cards: id = suit * 6 + rank, suits C D H S, ranks A T K Q J 9 (strongest first), as in
@@ -667,9 +672,15 @@ function parseSeed(msg, line) {
 }
 
 function onHello(msg, line) {
-  if (msg.protocol !== PROTOCOL) {
-    const theirs = msg.protocol === undefined ? 'no version (hello lacks "protocol")' : `protocol version ${JSON.stringify(msg.protocol)}`;
-    log(`the referee speaks ${theirs}; this agent speaks only protocol version ${PROTOCOL}. Exiting with status 2.`);
+  // SPEC section 3: answer the highest version offered that we speak (no "protocols": a
+  // version-1 referee, which offers only its "protocol")
+  const offered = Array.isArray(msg.protocols) ? msg.protocols : [msg.protocol];
+  const speak = Math.max(0, ...offered.filter((v) => PROTOCOLS.includes(v)));
+  if (!speak) {
+    const theirs = msg.protocol === undefined && !Array.isArray(msg.protocols)
+      ? 'no version (hello lacks "protocol")'
+      : `protocol version ${offered.map((v) => JSON.stringify(v)).join(' or ')}`;
+    log(`the referee speaks ${theirs}; this agent speaks protocol version ${PROTOCOLS.join(' or ')}. Exiting with status 2.`);
     finish(2);
     return;
   }
@@ -678,7 +689,22 @@ function onHello(msg, line) {
   const tc = msg.time_control || {};
   if (Number.isFinite(tc.move_ms) && tc.move_ms > 0) moveMs = tc.move_ms;
   started = true;
-  send(JSON.stringify({ type: 'ready', protocol: PROTOCOL, name: NAME, version: VERSION, capacity: 1 }));
+  const ready = { type: 'ready', protocol: speak, name: NAME, version: VERSION, capacity: 1 };
+  if (speak >= 2) ready.games = GAMES;
+  send(JSON.stringify(ready));
+}
+
+// The two-handed search (also three-sitout's deals): a PRNG from the match seed and the position.
+function decideTwoHanded(msg, obs, legal, t0) {
+  const key = [obs.deal, (obs.tricks || []).length, obs.phase, (obs.hand || []).join(''),
+    obs.current_trick ? obs.current_trick.card : '', legal.join(',')].join('|');
+  const base = matchSeeds.has(msg.match_id) ? matchSeeds.get(msg.match_id) : seed;
+  const seedHere = splitmix64(base ^ fnv1a64(key));
+  const rng = mulberry32(Number(seedHere & 0xffffffffn) | 0);
+  const left = Number.isFinite(msg.time_left_ms) ? msg.time_left_ms : moveMs;
+  // a safety net only: normal play is bounded by node counts, so it stays deterministic
+  S.deadline = t0 + Math.max(20, Math.min(left * 0.5, Math.max(moveMs, 200) * 0.6));
+  return decide(readPosition(obs, legal, cfg), rng);
 }
 
 function onRequest(msg, line) {
@@ -693,16 +719,7 @@ function onRequest(msg, line) {
   const t0 = Date.now();
   try {
     const obs = msg.observation;
-    const key = [obs.deal, (obs.tricks || []).length, obs.phase, (obs.hand || []).join(''),
-      obs.current_trick ? obs.current_trick.card : '', legal.join(',')].join('|');
-    const base = matchSeeds.has(msg.match_id) ? matchSeeds.get(msg.match_id) : seed;
-    const seedHere = splitmix64(base ^ fnv1a64(key));
-    const rng = mulberry32(Number(seedHere & 0xffffffffn) | 0);
-    const left = Number.isFinite(msg.time_left_ms) ? msg.time_left_ms : moveMs;
-    // a safety net only: normal play is bounded by node counts, so it stays deterministic
-    S.deadline = t0 + Math.max(20, Math.min(left * 0.5, Math.max(moveMs, 200) * 0.6));
-    const pos = readPosition(obs, legal, cfg);
-    const choice = decide(pos, rng);
+    const choice = isTableObservation(obs) ? decideTable(obs, legal) : decideTwoHanded(msg, obs, legal, t0);
     if (legal.includes(choice)) action = choice;
     else log(`chose ${choice}, not in legal ${legal.join(' ')}; playing ${action}`);
   } catch (e) {

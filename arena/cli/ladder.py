@@ -5,18 +5,21 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import trio
 
 from ..errors import UserError
 from ..game import PRESETS
 from ..ladder import rounds as ladder
-from ..ladder.runner import run_ladder
+from ..ladder.runner import run_ladder, run_ladder_on_cluster
+from ..ladder.store import LadderStore
 from ..report.progress import EventLog, interrupted, match_event
 from ..runtime.sandbox import Sandbox, require_isolation
 from ..tournament.runner import Finished
-from .options import add_time_control_overrides, add_unsafe, time_control_overrides
+from .options import add_cluster, add_time_control_overrides, add_unsafe, time_control_overrides
 from .tournament import code_version
 
 DEFAULT = Path("ladder")
@@ -47,6 +50,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     r.add_argument("--rounds", type=int, help="stop after this many scheduling rounds (default: no limit)")
     r.add_argument("--quiet", action="store_true", help="print only the standings at the end")
     add_unsafe(r)
+    add_cluster(r, config=False)
     r.add_argument("--events", type=Path, metavar="FILE", help="append a JSON-lines event stream to FILE")
     r.add_argument(
         "--site", type=Path, metavar="OUT",
@@ -110,14 +114,22 @@ def _run(args: argparse.Namespace) -> int:
         if v is not None and v < 1:
             raise UserError(f"--{flag}: must be a positive integer, got {v}")
     cfg = ladder.load(args.ladder)
-    require_isolation(cfg.sandbox, args.unsafe_sandbox, f"ladder {cfg.name!r}")
+    target = None
+    if args.cluster:  # refused before anything is played: a bad value, or no Dask here
+        from ..tournament.cluster import parse_target, require_dask
+
+        target = parse_target(args.cluster)
+        require_dask()
+    if target is None or not cfg.sandbox.enabled:  # on a cluster, each worker checks its own isolation
+        require_isolation(cfg.sandbox, args.unsafe_sandbox, f"ladder {cfg.name!r}")
     log = EventLog(args.events) if args.events else None
     say = (lambda *a: None) if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
     with ladder.open_store(cfg) as store:
         active = [e["key"] for e in store.entries("active")]
+        on = f" per worker on Dask cluster {target}" if target else ""
         say(
             f"ladder {cfg.name!r}: {len(active)} active agents ({ladder.agents_label(active)}), "
-            f"{store.count()} matches stored; {cfg.concurrency} at a time, {cfg.pairs_per_round} pairs a round"
+            f"{store.count()} matches stored; {cfg.concurrency} at a time{on}, {cfg.pairs_per_round} pairs a round"
         )
         if len(active) < 2 and args.matches is None and args.rounds is None:
             say("waiting for at least two active agents (arena submit PATH --ladder DIR)")
@@ -148,13 +160,21 @@ def _run(args: argparse.Namespace) -> int:
             stale[0] = False
 
         played = 0
-        stop = None
+        stop: BaseException | None = None
+        cluster_error: UserError | None = None
         try:
-            with Sandbox(cfg.sandbox) as sandbox:  # what it goes without is said even with --quiet
-                played = trio.run(
-                    lambda: run_ladder(cfg, store, run_id, sandbox, max_matches=args.matches, max_rounds=args.rounds,
-                                       on_finished=finished, on_round=round_done)
-                )  # fmt: skip
+            if target is not None:
+                played = _run_on_cluster(target, cfg, store, run_id, args, log, say, finished, round_done)
+            else:
+                with Sandbox(cfg.sandbox) as sandbox:  # what it goes without is said even with --quiet
+                    played = trio.run(
+                        lambda: run_ladder(cfg, store, run_id, sandbox, max_matches=args.matches,
+                                           max_rounds=args.rounds, on_finished=finished, on_round=round_done)
+                    )  # fmt: skip
+        except UserError as e:
+            if target is None:
+                raise
+            cluster_error = e  # a lost scheduler, a worker without bubblewrap: said below, with the way on
         except BaseException as e:
             if not interrupted(e):
                 raise
@@ -164,19 +184,50 @@ def _run(args: argparse.Namespace) -> int:
             if log:
                 log.close()
         store.verify()  # every match written is there, in the file that was opened, whole
-        if args.site and stale[0] and stop is None:  # stopped mid-round (--matches): the site shows it too
+        if args.site and stale[0] and stop is None and cluster_error is None:  # stopped mid-round (--matches)
             write_site()
-        if stop is not None:
-            again = ["arena", "ladder", "run", "--ladder", str(args.ladder)] + (["--unsafe-sandbox"] if
-                                                                               args.unsafe_sandbox else [])  # fmt: skip
-            raise KeyboardInterrupt(
-                f"{store.count()} matches in the ladder {args.ladder} ({ladder.rounds_summary(store)}); "
-                f"resume with: {shlex.join(again)}"
-            ) from None
+        if stop is not None or cluster_error is not None:
+            again = ["arena", "ladder", "run", "--ladder", str(args.ladder)]
+            again += (["--unsafe-sandbox"] if args.unsafe_sandbox else []) + (["--cluster", args.cluster] if
+                                                                              target else [])  # fmt: skip
+            where = (f"{store.count()} matches in the ladder {args.ladder} ({ladder.rounds_summary(store)}); "
+                     f"resume with: {shlex.join(again)}")  # fmt: skip
+            if cluster_error is not None:
+                raise UserError(f"{cluster_error}; {where}")
+            raise KeyboardInterrupt(where) from None
         rated = ladder.ratings(store)
         print(ladder.format_standings(ladder.standings_frame(store, rated), rated.reference))
         print(f"\n{played} matches played now, {store.count()} in the ladder: {cfg.store_path}")
     return 0
+
+
+def _run_on_cluster(
+    target: Any,
+    cfg: ladder.LadderConfig,
+    store: LadderStore,
+    run_id: int,
+    args: argparse.Namespace,
+    log: EventLog | None,
+    say: Callable[[str], None],
+    finished: Callable[[Finished], None],
+    round_done: Callable[[int, int], None],
+) -> int:
+    """`run_ladder_on_cluster` on a client of ``target`` (a LocalCluster started here for
+    ``local:N``): faults said at once, even with --quiet; a line per worker at the end."""
+    from ..tournament.cluster import ClusterReport, connect, event_hooks
+
+    report = ClusterReport()
+    hooks = event_hooks(log.emit) if log else {}
+    with connect(target) as client:
+        if log:
+            log.emit("cluster", target=str(target), workers=sorted(client.nthreads(callback_timeout=30)))
+        played = run_ladder_on_cluster(cfg, store, run_id, client, unsafe=args.unsafe_sandbox,
+                                       max_matches=args.matches, max_rounds=args.rounds, on_finished=finished,
+                                       on_round=round_done, note=lambda line: print(line, file=sys.stderr, flush=True),
+                                       report=report, **hooks)  # fmt: skip
+    for line in report.lines():
+        say(line)
+    return played
 
 
 def _standings(args: argparse.Namespace) -> int:

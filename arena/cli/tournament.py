@@ -347,7 +347,7 @@ def play_cluster(
     """Play the specs not yet stored on the Dask cluster ``target`` (`arena.tournament.cluster`),
     writing each match here as its chunk arrives (then ``finished``); the event stream gets
     the cluster's events. How many were played, and the `ClusterReport` (per worker)."""
-    from ..tournament.cluster import ClusterReport, connect, play_on_cluster
+    from ..tournament.cluster import ClusterReport, connect, event_hooks, play_on_cluster
 
     done = store.done_ids() - store.unplayed_ids()  # lost before play: played again, as in a local run
     todo = [s for s in specs if s.match_id not in done]
@@ -357,22 +357,12 @@ def play_cluster(
         write_finished(store, run_id, f)
         finished(f)
 
-    def on_chunk(result: Any, stats: Any) -> None:
-        if log:
-            log.emit("chunk_finished", worker=result.worker, matches=len(result.finished),
-                     seconds=round(result.seconds, 3), worker_matches=stats.matches,
-                     worker_rate=round(stats.rate, 3))  # fmt: skip
-
-    def on_worker(what: str, worker: str) -> None:
-        if log:
-            log.emit(f"worker_{what}", worker=worker)
-
     with connect(target) as client:
         if log:
             log.emit("cluster", target=str(target), workers=sorted(client.nthreads(callback_timeout=30)))
-        played = play_on_cluster(client, cfg, todo, write, note=note, warn=warn, on_chunk=on_chunk,
-                                 on_worker=on_worker, tick=tick, should_stop=should_stop, chunk_size=chunk_size,
-                                 report=report)  # fmt: skip
+        hooks = event_hooks(log.emit) if log else {}
+        played = play_on_cluster(client, cfg, todo, write, note=note, warn=warn, tick=tick, should_stop=should_stop,
+                                 chunk_size=chunk_size, report=report, **hooks)  # fmt: skip
     return played, report
 
 

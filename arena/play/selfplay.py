@@ -9,8 +9,8 @@ own seed derived from the root, never the deal seeds. A strategy played against 
 tallied as ``NAME#1`` (the first named) and ``NAME#2``.
 
 The three- and four-handed presets (`arena.game.TABLE_PRESETS`) are played by
-``random`` and ``greedy`` only, in their table forms (`table_strategy`): the two
-strategies take turns round the table (seat ``s`` of match ``i`` plays strategy
+``random``, ``greedy`` and ``heuristic``, in their table forms (`table_strategy`,
+`arena.bots.table_strategies`): two strategies take turns round the table (seat ``s`` of match ``i`` plays strategy
 ``(s + i) % 2``, so partners opposite play the same one), and a match is won by the
 strategy of its winning seat, team, or first finisher.
 """
@@ -24,15 +24,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..bots.strategies import STRATEGIES, Strategy, make_strategy
+from ..bots.table_strategies import TableGreedy, TableHeuristic
 from ..game import Match, Variant, derive_seed, get_variant, observation
-from ..game.cards import POINTS_32, SUIT_OF, parse_card
 
 #: Every built-in strategy, by name: what ``arena selfplay --agents`` accepts.
 STRATEGY_NAMES = (*STRATEGIES, "heuristic", "expert")
 
 
 #: The strategies that play the three- and four-handed forms.
-TABLE_STRATEGY_NAMES = ("random", "greedy")
+TABLE_STRATEGY_NAMES = ("random", "greedy", "heuristic")
 
 
 class TableRandom:
@@ -48,66 +48,14 @@ class TableRandom:
         return legal[int(self.rng.random() * len(legal))]
 
 
-class TableGreedy:
-    """Short-sighted table play: claims 66 when its side has it, shows every marriage,
-    bids 1 with two aces, names its longest suit; wins a trick worth 10 with its cheapest
-    winning card, else throws its cheapest card; leads its cheapest card."""
-
-    def __init__(self, seed: int = 0):
-        self.rng = random.Random(seed)
-
-    def __call__(self, obs: dict[str, Any], legal: list[str]) -> str:
-        phase = obs["phase"]
-        hand = [parse_card(c) for c in obs["hand"]]
-        if phase == "bid":
-            aces = sum(c < 24 and c % 6 == 0 for c in hand)
-            return "bid:1" if aces >= 2 and "bid:1" in legal else legal[0] if "pass" not in legal else "pass"
-        if phase == "name":
-            longest = max(range(4), key=lambda s: sum(SUIT_OF[c] == s for c in hand))
-            return f"trump:{'CDHS'[longest]}"
-        if "declare" in legal and obs["points"][obs["team"]] >= 66:
-            return "declare"
-        marriages = [a for a in legal if a.startswith("marry:")]
-        if marriages:
-            return marriages[-1]
-        if phase in ("meld", "last"):
-            return "pass"
-        cards = [parse_card(a[5:]) for a in legal if a.startswith("play:")]
-
-        def cheap(c: int) -> tuple[int, int]:
-            return (POINTS_32[c], -c)
-
-        trick = obs["current_trick"]
-        if trick is None:
-            return "play:" + _name(min(cards, key=cheap))
-        worth = sum(POINTS_32[parse_card(c)] for _, c in trick["cards"]) >= 10
-        mine = obs["teams"][trick["winning"]] == obs["team"]
-        winning = parse_card(next(c for s, c in trick["cards"] if s == trick["winning"]))
-        trump = "CDHS".index(obs["trump"]) if obs["trump"] else SUIT_OF[parse_card(trick["cards"][0][1])]
-        beat = [c for c in cards if _beats(c, winning, trump)]
-        if worth and beat and not mine:
-            return "play:" + _name(min(beat, key=cheap))
-        return "play:" + _name(min(cards, key=cheap))
-
-
-def _beats(c: int, w: int, trump: int) -> bool:
-    if SUIT_OF[c] == SUIT_OF[w]:
-        return c < w
-    return SUIT_OF[c] == trump
-
-
-def _name(c: int) -> str:
-    from ..game import card_str
-
-    return card_str(c)
-
-
 def table_strategy(name: str, seed: int) -> Strategy:
     """A strategy for the three- and four-handed forms; `ValueError` for one that has none."""
     if name == "random":
         return TableRandom(seed)
     if name == "greedy":
         return TableGreedy(seed)
+    if name == "heuristic":
+        return TableHeuristic(seed)
     raise ValueError(
         f"strategy {name!r} plays only the two-handed games; the three- and four-handed ones "
         f"are played by: {', '.join(TABLE_STRATEGY_NAMES)}"

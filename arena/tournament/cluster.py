@@ -1,4 +1,5 @@
-"""A tournament on a Dask cluster: the client's side of ``arena tournament --cluster``.
+"""A tournament on a Dask cluster: the client's side of ``arena tournament --cluster``
+(and of ``arena compare`` and ``arena ladder run``, which play their matches the same way).
 
 The client splits the matches still to play into **chunks of whole duplicate pairs** and
 submits each as one Dask task (`arena.tournament.cluster_worker.run_chunk`), which plays it
@@ -49,7 +50,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
-from .cluster_worker import AgentArchive, ChunkResult, pack, run_chunk
+from .cluster_worker import AgentArchive, ChunkResult, RunSettings, pack, run_chunk
 from .runner import Finished
 from .schedule import MatchSpec, TournamentConfig
 
@@ -184,7 +185,8 @@ def connect(target: Target) -> Iterator[Client]:
     with contextlib.ExitStack() as stack:
         if target.address is None:
             cluster = LocalCluster(
-                n_workers=target.workers, threads_per_worker=1, processes=True, dashboard_address=None,
+                n_workers=target.workers, threads_per_worker=1, processes=True,
+                dashboard_address=":0", scheduler_kwargs={"dashboard": False},  # no dashboard, no clash on its port
                 memory_limit=0,  # agents are their own processes, limited by the sandbox
                 silence_logs=logging.CRITICAL,
             )  # fmt: skip
@@ -196,6 +198,8 @@ def connect(target: Target) -> Iterator[Client]:
             client = Client(address, timeout=CONNECT_S)
         except (OSError, TimeoutError) as e:
             raise UserError(f"--cluster {target}: cannot reach the Dask scheduler ({e})") from None
+        except ValueError as e:  # Dask's words for a malformed address (an unknown scheme, a bad port)
+            raise UserError(f"--cluster {target}: not a Dask scheduler's address ({e})") from None
         stack.callback(_close_client, client)
         yield client
 
@@ -208,14 +212,49 @@ def quiet_dask_logs() -> None:
         logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
+def event_hooks(emit: Callable[..., None]) -> dict[str, Callable[..., None]]:
+    """``on_chunk`` and ``on_worker`` for `play_on_cluster` that put the cluster's events
+    (``chunk_finished``, ``worker_joined``, ``worker_lost``) in an event stream's ``emit``."""
+
+    def on_chunk(result: ChunkResult, stats: WorkerStats) -> None:
+        emit("chunk_finished", worker=result.worker, matches=len(result.finished), seconds=round(result.seconds, 3),
+             worker_matches=stats.matches, worker_rate=round(stats.rate, 3))  # fmt: skip
+
+    def on_worker(what: str, worker: str) -> None:
+        emit(f"worker_{what}", worker=worker)
+
+    return {"on_chunk": on_chunk, "on_worker": on_worker}
+
+
 def _close_client(client: Client) -> None:
     with contextlib.suppress(Exception):  # a lost scheduler: nothing left to close cleanly
         client.close(timeout=CLOSE_S)
 
 
+@contextlib.contextmanager
+def answering(client: Client) -> Iterator[None]:
+    """Calls to the scheduler outside the wait for chunks: when it is lost, Dask raises a
+    timeout, a closed connection or a closed pool, each said here as `ClusterLost`."""
+    if client.status != "running":
+        raise ClusterLost(f"lost the Dask scheduler ({client.status}): the run stops here")
+    try:
+        yield
+    except (OSError, RuntimeError) as e:  # TimeoutError and Dask's CommClosedError are OSErrors
+        why = client.status if client.status != "running" else f"it does not answer: {e}"
+        raise ClusterLost(f"lost the Dask scheduler ({why}): the run stops here") from None
+
+
+def ship(client: Client, archives: list[AgentArchive]) -> list[Any]:
+    """Send agents' archives to the cluster, each once (a worker fetches one when a chunk
+    needs it); the futures that name them in tasks. Kept by the caller as long as chunks
+    need them: a ladder ships each entry once per run, not once per round."""
+    with answering(client):
+        return client.scatter(archives, broadcast=False, hash=False)
+
+
 def play_on_cluster(
     client: Client,
-    cfg: TournamentConfig,
+    cfg: TournamentConfig | RunSettings,
     todo: list[MatchSpec],
     write: Callable[[Finished], None],
     *,
@@ -227,14 +266,20 @@ def play_on_cluster(
     should_stop: Callable[[], bool] | None = None,
     chunk_size: int | None = None,  # the most pairs in a chunk (default `MAX_CHUNK_PAIRS`)
     report: ClusterReport | None = None,
+    shipped: list[Any] | None = None,
+    run: str | None = None,
 ) -> int:
     """Play ``todo`` on the cluster of ``client``; hand each match to ``write`` (in this
-    thread) as its chunk arrives; returns how many were handed over. ``note`` gets lines
-    for the user (a worker lost), ``warn`` the runner's (an agent taken out), ``on_chunk``
-    each chunk with its worker's totals, ``on_worker`` ("joined" or "lost", address);
-    ``tick`` is called at least every `POLL_S` (to redraw progress). ``should_stop`` is
-    asked after each match: yes stops the chunks not yet returned (their matches are not
-    written). `ClusterLost` when the scheduler goes away; `UserError` with a task's own line."""
+    thread) as its chunk arrives; returns how many were handed over. ``cfg``: a
+    tournament's config, or `RunSettings`; ``shipped``: the agents of ``todo``, sent by
+    `ship` (default: ``cfg.agents``, sent now); ``run``: the key under which workers keep
+    the agents' processes between chunks (default: new, this call's; a ladder gives one
+    for all its rounds). ``note`` gets lines for the user (a worker lost), ``warn`` the
+    runner's (an agent taken out), ``on_chunk`` each chunk with its worker's totals,
+    ``on_worker`` ("joined" or "lost", address); ``tick`` is called at least every
+    `POLL_S` (to redraw progress). ``should_stop`` is asked after each match: yes stops
+    the chunks not yet returned (their matches are not written). `ClusterLost` when the
+    scheduler goes away; `UserError` with a task's own line."""
     from distributed import Event, KilledWorker, wait
     from distributed.client import FutureCancelledError, FuturesCancelledError
 
@@ -242,23 +287,28 @@ def play_on_cluster(
     warn = warn if warn is not None else (lambda line: note(f"arena: {line}"))
     if not todo:
         return 0
-    try:
-        client.wait_for_workers(1, timeout=CONNECT_S)
-    except TimeoutError:
-        raise UserError(f"no Dask worker joined the cluster in {CONNECT_S:g} s") from None
-    threads = sum(client.nthreads(callback_timeout=CONNECT_S).values())
-    size = chunk_pairs(len(pairs_of(todo)), threads, cfg.concurrency, chunk_size or MAX_CHUNK_PAIRS)
-    chunks = make_chunks(todo, size)
-    report.chunks, report.chunk_pairs = len(chunks), size
-    archives: list[AgentArchive] = [pack(m) for m in cfg.agents]
-    shipped = client.scatter(archives, broadcast=False, hash=False)  # once per worker that needs it
-    token = f"{cfg.config_hash[:12]}-{time.time_ns():x}"  # keys unique to this run: no result reused
-    stop = f"arena-stop-{token}"  # set when this run ends: chunks still playing stop their matches
-    pending: dict[Any, list[MatchSpec]] = {}
-    for chunk in chunks:
-        key = f"arena-chunk-{token}-{chunk[0].index}"
-        pending[client.submit(run_chunk, cfg, chunk, shipped, token, stop, key=key, pure=False, retries=0)] = chunk
-    known = set(client.nthreads(callback_timeout=CONNECT_S))
+    with answering(client):
+        try:
+            client.wait_for_workers(1, timeout=CONNECT_S)
+        except TimeoutError:
+            if client.status != "running":
+                raise
+            raise UserError(f"no Dask worker joined the cluster in {CONNECT_S:g} s") from None
+        threads = sum(client.nthreads(callback_timeout=CONNECT_S).values())
+        size = chunk_pairs(len(pairs_of(todo)), threads, cfg.concurrency, chunk_size or MAX_CHUNK_PAIRS)
+        chunks = make_chunks(todo, size)
+        report.chunks, report.chunk_pairs = len(chunks), size
+        if shipped is None:
+            assert isinstance(cfg, TournamentConfig)
+            shipped = ship(client, [pack(m) for m in cfg.agents])  # fetched once per worker that needs it
+        token = f"{cfg.config_hash[:12]}-{time.time_ns():x}"  # keys unique to this call: no result reused
+        stop = f"arena-stop-{token}"  # set when this call ends: chunks still playing stop their matches
+        pending: dict[Any, list[MatchSpec]] = {}
+        for chunk in chunks:
+            key = f"arena-chunk-{token}-{chunk[0].index}"
+            pending[client.submit(run_chunk, cfg, chunk, shipped, run or token, stop, key=key, pure=False,
+                                  retries=0)] = chunk  # fmt: skip
+        known = set(client.nthreads(callback_timeout=CONNECT_S))
     next_look = time.monotonic() + WORKERS_S
     written = 0
 

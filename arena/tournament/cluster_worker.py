@@ -39,9 +39,12 @@ from pathlib import Path
 import trio
 
 from ..errors import UserError
+from ..game import Variant
+from ..protocol.codec import TimeControl
 from ..runtime import toolchain
 from ..runtime.agents import Manifest, build, cache_dir, load_manifest
-from ..runtime.sandbox import Sandbox
+from ..runtime.process import run_build
+from ..runtime.sandbox import Policy, Sandbox, require_isolation
 from .runner import Finished, Pools, play_into
 from .schedule import MatchSpec, TournamentConfig
 
@@ -62,9 +65,10 @@ class AgentArchive:
         return f"{self.name}-{self.content_hash[:24]}"
 
 
-def pack(manifest: Manifest) -> AgentArchive:
+def pack(manifest: Manifest, name: str | None = None) -> AgentArchive:
     """The agent's folder as a reproducible tar (sorted, no times, no owners): its own
-    files, and its ``.gitignore``, which says what the build makes (left out of the hash)."""
+    files, and its ``.gitignore``, which says what the build makes (left out of the hash).
+    ``name``: its seat name, when not the manifest's (a ladder's entry key, name@version)."""
     buf = io.BytesIO()
     ignore = manifest.folder / ".gitignore"
     with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
@@ -77,7 +81,7 @@ def pack(manifest: Manifest) -> AgentArchive:
             else:
                 tar.addfile(info)
     data = buf.getvalue()
-    return AgentArchive(manifest.name, manifest.manifest_file, manifest.content_hash(),
+    return AgentArchive(name or manifest.name, manifest.manifest_file, manifest.content_hash(),
                         hashlib.sha256(data).hexdigest(), data)  # fmt: skip
 
 
@@ -90,10 +94,15 @@ _locks: dict[str, threading.Lock] = {}
 _locks_guard = threading.Lock()
 
 
-def unpack(archive: AgentArchive, where: str, root: Path | None = None) -> Manifest:
+def unpack(
+    archive: AgentArchive, where: str, root: Path | None = None, *, sandbox: Policy | None = None,
+    build_timeout_s: float = 300.0,
+) -> Manifest:  # fmt: skip
     """The archive's agent on this machine: unpacked and built once (checked, then kept).
-    `UserError` naming ``where`` (the worker) when the bytes or the content do not match
-    their hashes, a program the agent needs is missing, or the build fails."""
+    ``sandbox``: build it under that policy, as ``arena submit`` builds submitted code
+    (default: as ``arena tournament`` builds trusted agents, unconfined). `UserError`
+    naming ``where`` (the worker) when the bytes or the content do not match their
+    hashes, a program the agent needs is missing, or the build fails."""
     if hashlib.sha256(archive.data).hexdigest() != archive.sha256:
         raise UserError(f"worker {where}: agent {archive.name!r} arrived damaged (its archive's SHA-256 differs)")
     root = root or cluster_cache()
@@ -114,7 +123,7 @@ def unpack(archive: AgentArchive, where: str, root: Path | None = None) -> Manif
                                     "the client sent (content hash differs)")  # fmt: skip
                 _require(manifest, where)
                 try:
-                    trio.run(build, manifest)
+                    _build(manifest, sandbox, build_timeout_s)
                 except UserError as e:  # the build's own line: its output's end
                     raise UserError(f"worker {where}: agent {archive.name!r}: {e}") from None
                 (tmp / ".arena-built").touch()
@@ -128,6 +137,21 @@ def unpack(archive: AgentArchive, where: str, root: Path | None = None) -> Manif
     manifest = load_manifest(target / archive.manifest_file)
     _require(manifest, where)  # a cached build, but this worker's PATH may lack its interpreter
     return manifest
+
+
+def _build(manifest: Manifest, policy: Policy | None, timeout_s: float) -> None:
+    """Build ``manifest`` in its folder: unconfined, or in a sandbox of ``policy``."""
+    if policy is None:
+        trio.run(build, manifest, timeout_s)
+        return
+    if not manifest.build:
+        return
+    with Sandbox(policy, warn=lambda line: None) as sandbox:  # what it goes without: said by the run's sandbox
+        command, env = sandbox.wrap_build(list(manifest.build), manifest.folder)
+        status, output = trio.run(partial(run_build, command, manifest.folder, timeout_s, env=env))
+    if status != 0:
+        tail = " ".join(output.split())[-400:]
+        raise UserError(f"{manifest.manifest_file}: build failed in the sandbox (status {status}): {tail}")
 
 
 def _require(manifest: Manifest, where: str) -> None:
@@ -148,6 +172,32 @@ class ChunkResult:
     warnings: list[str]  # lines the runner said (an agent taken out of the run)
 
 
+@dataclasses.dataclass(frozen=True)
+class RunSettings:
+    """What a worker needs to play a run's matches as a local run would: the rules, the
+    clock, the root seed of the agents' hello seeds, matches in flight, the sandbox. A
+    tournament's comes from its config (`of`); a ladder's from its settings and secret."""
+
+    variant: Variant
+    time_control: TimeControl
+    seed: int  # the root seed: each agent's hello seed derives from it and its seat name
+    concurrency: int
+    sandbox: Policy
+    config_hash: str  # names the run's tasks
+    #: Set when the agents are submitted code (a ladder's): the words name what runs them
+    #: (``ladder 'x'``). A worker then builds them in the sandbox, as ``arena submit``
+    #: does, and refuses to run them where it cannot isolate them (`require_isolation`),
+    #: unless ``unsafe`` (``--unsafe-sandbox``). None: trusted agents (a tournament's).
+    submitted: str | None = None
+    unsafe: bool = False
+    build_timeout_s: float = 300.0  # a build's deadline on a worker
+
+    @classmethod
+    def of(cls, cfg: TournamentConfig) -> RunSettings:
+        """A tournament's (or a comparison's) settings; its root seed must be bound."""
+        return cls(cfg.variant, cfg.time_control, cfg.root, cfg.concurrency, cfg.sandbox, cfg.config_hash)
+
+
 #: How long a run's agent processes stay up on a worker after its last chunk.
 IDLE_S = 30.0
 #: Deadline for a run's runtime (sandbox, Trio loop) to start, and to stop at exit.
@@ -165,9 +215,8 @@ class _Runtime:
     process across chunks is what a local run does across matches: results do not
     depend on it."""
 
-    def __init__(self, cfg: TournamentConfig, manifests: dict[str, Manifest]):
+    def __init__(self, cfg: RunSettings):
         self.cfg = cfg
-        self.manifests = manifests
         self.warnings: list[str] = []
         self.busy = 0
         self.last = time.monotonic()
@@ -210,14 +259,26 @@ class _Runtime:
                 self.pools.close()
                 processes.cancel_scope.deadline = trio.current_time() + 10  # processes' own grace is shorter
 
-    def play(self, specs: list[MatchSpec], should_stop: Callable[[], bool] | None = None) -> list[Finished]:
-        """Play ``specs`` in this runtime (called from a task's thread; blocks until done);
-        ``should_stop`` as for `play_into`: yes cancels the matches in flight."""
+    def play(
+        self, specs: list[MatchSpec], manifests: dict[str, Manifest], should_stop: Callable[[], bool] | None = None
+    ) -> list[Finished]:
+        """Play ``specs`` with the agents ``manifests`` (by seat name) in this runtime (called
+        from a task's thread; blocks until done); ``should_stop`` as for `play_into`: yes
+        cancels the matches in flight."""
         assert self.pools is not None and self.token is not None
+        pools = self.pools
         out: list[Finished] = []
+
+        def retire() -> None:  # in the loop's thread, where pools are made: no chunk is between
+            with _guard:
+                if self.busy == 1:  # this chunk alone: no other one leases from these pools
+                    for name in [n for n in pools.pools if n not in manifests]:
+                        pools.close(name)
+
         try:
-            trio.from_thread.run(partial(play_into, should_stop=should_stop), list(specs), self.manifests,
-                                 self.pools, out.append, trio_token=self.token)  # fmt: skip
+            trio.from_thread.run_sync(retire, trio_token=self.token)
+            trio.from_thread.run(partial(play_into, should_stop=should_stop), list(specs), manifests, pools,
+                                 out.append, trio_token=self.token)  # fmt: skip
         finally:
             with _guard:
                 self.busy -= 1
@@ -229,14 +290,14 @@ _runtimes: dict[str, _Runtime] = {}
 _guard = threading.Lock()
 
 
-def _runtime(run: str, cfg: TournamentConfig, manifests: dict[str, Manifest]) -> _Runtime:
+def _runtime(run: str, cfg: RunSettings) -> _Runtime:
     """The runtime of run ``run`` on this worker process, started on its first chunk."""
     with _guard:
         rt = _runtimes.get(run)
         if rt is not None and not rt.closing:
             rt.busy += 1
             return rt
-    rt = _Runtime(cfg, manifests)
+    rt = _Runtime(cfg)
     with _guard:
         rt.busy += 1
         _runtimes[run] = rt
@@ -294,18 +355,31 @@ def _stopped(name: str) -> Callable[[], bool]:
 
 
 def run_chunk(
-    cfg: TournamentConfig, specs: list[MatchSpec], archives: list[AgentArchive], run: str, stop: str | None = None
+    cfg: TournamentConfig | RunSettings,
+    specs: list[MatchSpec],
+    archives: list[AgentArchive],
+    run: str,
+    stop: str | None = None,
 ) -> ChunkResult:
     """The task: play ``specs`` of ``cfg`` with the agents of ``archives`` on this worker,
     in the runtime of run ``run`` (its agents' processes kept between its chunks); stop
     early, returning what finished, once the Dask ``Event`` named ``stop`` is set."""
     t0, wall = time.monotonic(), time.time()
+    settings = cfg if isinstance(cfg, RunSettings) else RunSettings.of(cfg)
     where = worker_address()
-    manifests = {a.name: unpack(a, where) for a in archives}
+    build_in = None
+    if settings.submitted is not None:  # checked before any submitted code is unpacked or built
+        try:
+            require_isolation(settings.sandbox, settings.unsafe, settings.submitted)
+        except UserError as e:
+            raise UserError(f"worker {where}: {e}") from None
+        build_in = settings.sandbox
+    manifests = {a.name: unpack(a, where, sandbox=build_in, build_timeout_s=settings.build_timeout_s)
+                 for a in archives}  # fmt: skip
     try:
-        rt = _runtime(run, cfg, manifests)
+        rt = _runtime(run, settings)
     except UserError as e:  # the sandbox cannot be had here (no bubblewrap, ...)
         raise UserError(f"worker {where}: {e}") from None
-    finished = rt.play(specs, _stopped(stop) if stop else None)
+    finished = rt.play(specs, manifests, _stopped(stop) if stop else None)
     warnings, rt.warnings[:] = list(rt.warnings), []
     return ChunkResult(where, finished, wall, time.monotonic() - t0, warnings)
