@@ -5,8 +5,8 @@ manifest in its own process group, performs the handshake within a deadline and 
 an `AgentProcess`; leaving the ``async with`` always stops it (``quit``, then SIGTERM to
 the group, then SIGKILL to the group) and reaps it, even on cancellation.
 
-Faults are data, not crashes of the referee: the background tasks (stderr drain, exit
-watcher, deadline watcher) and the reading (see below) never raise; the first fault is stored on the process and
+Faults are data, not crashes of the referee: the background tasks (stdout reader,
+stderr drain, exit watcher) never raise; the first fault is stored on the process and
 every waiting request fails with it as an `AgentFault` whose ``code`` is one of
 `arena.protocol.codec.FAULTS`. The caller (the referee) turns that into a forfeit.
 
@@ -17,16 +17,8 @@ instead, with a wall-clock backstop, because wall-clock timeouts are unfair on a
 host. CPU times are only attributed while one request is outstanding.
 
 Deadlines. A process has one timer (`AgentProcess._watch_deadlines`), armed for the
-earliest deadline of its outstanding requests, rather than a cancel scope per request.
-
-Reading. There is no reader task: a task waiting for an answer reads the agent's stdout
-itself while no other task does (`AgentProcess._wait`), hands every line it reads to the
-request it answers (waking that request's task directly, `_Pending.finish`), and when its
-own answer has come passes the reading on to a task still waiting. With one request
-outstanding a decision is a write, a wait and a read in one task: no hop through a
-reader task and a second pass of the scheduler. Between requests nobody reads; the exit
-watcher sees a process end, and lines sent out of turn are read, and judged, with the
-next request.
+earliest deadline of its outstanding requests, rather than a cancel scope per request;
+the stdout reader wakes the task waiting for an answer directly (`_Pending.finish`).
 """
 
 from __future__ import annotations
@@ -97,7 +89,7 @@ class Launch:
 
 @dataclasses.dataclass(slots=True)
 class _Pending:
-    """One outstanding request or ping. Whoever ends it (the task reading stdout, with the
+    """One outstanding request or ping. Whoever ends it (the stdout reader with the
     answer, a fault, the deadline watcher) calls `finish`, which wakes the task parked on
     it directly: no event object, no cancel scope per request."""
 
@@ -220,14 +212,7 @@ class AgentProcess:
         self._wake_at = math.inf
         self._watch: trio.CancelScope | None = None
         self._next_id = 1
-        #: Finished when the agent says ready (or faults): what the handshake waits on.
-        self._ready_slot = _Pending(Ready, math.inf)
-        self._splitter = LineSplitter(MAX_AGENT_LINE)
-        #: The slot of the task reading stdout now, if one is, and the cancel scope of its
-        #: wait for input (cancelled when that slot ends by a deadline or a fault).
-        self._reading: _Pending | None = None
-        self._read_scope: trio.CancelScope | None = None
-        self._eof = False
+        self._ready_event = trio.Event()
         self._send_lock = trio.StrictFIFOLock()
         self._slots: trio.Semaphore | None = None
         #: The agent's own process: the one started, or inside a sandbox, found after the
@@ -307,7 +292,7 @@ class AgentProcess:
                     if charge_cpu:
                         await self._wait_cpu(slot, budget_s, cpu0)
                     else:
-                        await self._wait(slot)
+                        await _park(slot)
                 latency = trio.current_time() - t0
                 cpu1 = self._cpu_mark = _cpu_ns(self._cpu_fd) if len(self._pending) == 1 else None
             finally:
@@ -325,7 +310,7 @@ class AgentProcess:
         # runs over its budget, or reaches the wall-clock backstop (the slot's deadline).
         while not slot.done:
             with trio.move_on_after(min(0.02, budget_s)):
-                await self._wait(slot)
+                await _park(slot)
             cpu = _cpu_ns(self._cpu_fd)
             if cpu is not None and (cpu - cpu0) / 1e9 > budget_s and not slot.done:
                 return
@@ -354,7 +339,6 @@ class AgentProcess:
                     slot.finish()
                 elif slot.deadline < self._wake_at:
                     self._wake_at = slot.deadline
-            self._kick_reader()
 
     async def notify(self, msg: RefereeMessage, timeout_s: float = 5.0, *, defer: bool = False) -> None:
         """Send a message that needs no answer (match/deal start and end).
@@ -377,7 +361,7 @@ class AgentProcess:
         slot = self._add(rid, Pong, t0 + timeout_s)
         try:
             if await self._send(encode(Ping(id=rid)), slot.deadline):
-                await self._wait(slot)
+                await _park(slot)
         finally:
             self._pending.pop(rid, None)
         if slot.answer is None:
@@ -402,10 +386,9 @@ class AgentProcess:
         if tail and code in ("crash", "handshake"):
             detail = f"{detail}; stderr ends: {tail}"
         self.fault = AgentFault(code, detail)
-        self._ready_slot.finish()
+        self._ready_event.set()
         for slot in list(self._pending.values()):
             slot.finish()
-        self._kick_reader()
 
     async def _send(self, data: bytes, deadline: float = math.inf) -> bool:
         """Write ``data`` (after any deferred lines); False if ``deadline`` (trio time)
@@ -460,7 +443,7 @@ class AgentProcess:
                 self._set_fault("handshake", f"expected a ready message first, got a {msg.type} message")
                 return
             self.ready = msg
-            self._ready_slot.finish()
+            self._ready_event.set()
             return
         if isinstance(msg, Ready):
             self._set_fault("malformed", "a second ready message")
@@ -475,56 +458,23 @@ class AgentProcess:
         slot.answer = msg
         slot.finish()
 
-    async def _wait(self, slot: _Pending) -> None:
-        """Wait until ``slot`` is finished, reading the agent's stdout meanwhile if no
-        other task is; on leaving, pass the reading on to a task still waiting."""
-        while not slot.done:
-            if self._reading is not None or self._eof:
-                await _park(slot)  # the reader finishes it, or hands the reading over
-                continue
-            self._reading = slot
-            try:
-                await self._read_until(slot)
-            finally:
-                self._reading = None
-                for other in self._pending.values():
-                    if not other.done and other.task is not None:
-                        task, other.task = other.task, None
-                        trio.lowlevel.reschedule(task)
-                        break
-
-    async def _read_until(self, slot: _Pending) -> None:
-        """Read stdout and dispatch its lines until ``slot`` is finished, at end of file,
-        or at a fault."""
-        fd = self.proc.stdout.fileno()
-        while not slot.done:
-            try:
-                data = os.read(fd, 65536)
-            except BlockingIOError:
-                with trio.CancelScope() as self._read_scope:
-                    await trio.lowlevel.wait_readable(fd)
-                self._read_scope = None
-                continue
-            except OSError:
-                data = b""
-            if not data:
-                self._eof = True
-                await self._on_eof()
-                return
-            try:
-                for line in self._splitter.feed(data):
+    async def _read_stdout(self) -> None:
+        splitter = LineSplitter(MAX_AGENT_LINE)
+        stream = self.proc.stdout
+        try:
+            while self.fault is None:
+                data = await _read(stream)
+                if not data:
+                    await self._on_eof()
+                    return
+                for line in splitter.feed(data):
                     self._on_line(line)
                     if self.fault is not None:
                         return
-            except AgentProtocolError as e:
-                self._set_fault(e.code if self.ready else "handshake", str(e))
-                return
-
-    def _kick_reader(self) -> None:
-        """Stop the reading task's wait for input once its own request has ended (a
-        deadline, a fault): it returns, and passes the reading on."""
-        if self._read_scope is not None and self._reading is not None and self._reading.done:
-            self._read_scope.cancel()
+        except AgentProtocolError as e:
+            self._set_fault(e.code if self.ready else "handshake", str(e))
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            await self._on_eof()
 
     async def _on_eof(self) -> None:
         if self.stopping:
@@ -536,7 +486,7 @@ class AgentProcess:
         self._set_fault("crash" if self.ready else "handshake", f"{self.name} {what}")
 
     async def _watch_exit(self) -> None:
-        # A child holding our pipes open would hide the exit from the task reading stdout.
+        # A child holding our pipes open would hide the exit from the stdout reader.
         status = await self.proc.wait()
         self.exit_code = status
         if not self.stopping:
@@ -576,7 +526,7 @@ class AgentProcess:
     async def _handshake(self, hello: Hello, timeout_s: float) -> None:
         with trio.move_on_after(timeout_s):
             await self._send(encode(hello))
-            await self._wait(self._ready_slot)
+            await self._ready_event.wait()
         if self.fault is not None:
             raise AgentFault("handshake", self.fault.detail)
         if self.ready is None:
@@ -655,8 +605,7 @@ class AgentProcess:
 
 # Trio's pipe streams checkpoint before every read and write, and read before waiting,
 # which costs a pass of the scheduler and a system call each; a decision needs only a
-# write, a wait and a read. `_write` and `AgentProcess._read_until` do just that on the
-# streams' non-blocking fds.
+# write, a wait and a read. These two do just that on the streams' non-blocking fds.
 async def _write(stream: trio.lowlevel.FdStream, data: bytes, deadline: float = math.inf) -> None:
     """Raises `trio.TooSlowError` if the pipe stays full until ``deadline`` (trio time)."""
     fd = stream.fileno()
@@ -672,6 +621,17 @@ async def _write(stream: trio.lowlevel.FdStream, data: bytes, deadline: float = 
                     raise trio.TooSlowError from None
             except OSError as e:  # EPIPE: the agent closed its stdin; EBADF: we closed it
                 raise trio.BrokenResourceError(str(e)) from None
+
+
+async def _read(stream: trio.lowlevel.FdStream) -> bytes:
+    fd = stream.fileno()
+    await trio.lowlevel.wait_readable(fd)
+    try:
+        return os.read(fd, 65536)
+    except BlockingIOError:
+        return await _read(stream)
+    except OSError as e:
+        raise trio.BrokenResourceError(str(e)) from None
 
 
 async def _acquire(lock: trio.StrictFIFOLock | trio.Semaphore, deadline: float = math.inf) -> None:
@@ -779,6 +739,7 @@ async def open_agent(
     agent.transcript = transcript
     try:
         async with trio.open_nursery() as nursery:
+            nursery.start_soon(agent._read_stdout)
             nursery.start_soon(agent._drain_stderr)
             nursery.start_soon(agent._watch_exit)
             nursery.start_soon(agent._watch_deadlines)
