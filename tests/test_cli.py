@@ -15,6 +15,8 @@ import pytest
 from running import arena, interrupt_after
 from running import count as stored
 
+from arena.game import ALL_PRESETS
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -84,6 +86,9 @@ def test_rules_lists_presets_and_flags():
     p = arena("rules")
     assert p.returncode == 0
     assert "exchange_rank" in p.stdout and "schnapsen" in p.stdout
+    head, out_timing = (next(x for x in p.stdout.splitlines() if x.startswith(k)) for k in ("flag", "out_timing"))
+    assert head.split()[1:-1] == list(ALL_PRESETS)  # one column per preset
+    assert out_timing.split()[1:-3] == [ALL_PRESETS[n].out_timing for n in ALL_PRESETS]  # columns never run together
     presets = json.loads(arena("rules", "--json").stdout)
     assert presets["schnapsen"]["deck"] == 20
 

@@ -127,6 +127,7 @@ def replayed(rec: MatchRecord, preset: str) -> tuple:
         ("three-pagat", ["node-greedy", "c-cautious", "random"]),
         ("three-cutthroat", ["c-cautious", "random", "node-greedy"]),
         ("four-pagat", ["node-greedy", "c-cautious", "random", "random"]),
+        ("kreuzmariage", ["c-cautious", "random", "node-greedy", "random"]),  # the 32-card pack
         ("four-bidding", ["node-greedy", "random", "c-cautious", "random"]),  # the two foreign agents partners
     ],
 )

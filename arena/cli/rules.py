@@ -17,16 +17,18 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({name: v.to_dict() for name, v in ALL_PRESETS.items()}, indent=2))
         return 0
     names = list(ALL_PRESETS)
-    w = max(16, *(len(n) + 2 for n in names))
+    cells = [n for n in names] + [_show(getattr(ALL_PRESETS[n], f)) for n in names for f in FLAG_VALUES]
+    w = max(len(c) for c in cells) + 2  # the widest name or value and a gap: columns never run together
     print(f"{'flag':<24}" + "".join(f"{n:<{w}}" for n in names) + "allowed")
     for flag, allowed in FLAG_VALUES.items():
         row = "".join(f"{_show(getattr(ALL_PRESETS[n], flag)):<{w}}" for n in names)
         print(f"{flag:<24}{row}{' | '.join(_show(a) for a in allowed)}")
     print(f"{'target':<24}" + "".join(f"{ALL_PRESETS[n].target:<{w}}" for n in names) + "1..99")
     print()
-    print("two-handed presets play under the referee; the others in the engine, `arena selfplay` and")
-    print("bench/engine.py. Their rules: docs/RULES.md, docs/rules-*.md. Flags a form does not use are")
-    print("listed with their default and ignored (`players` and `deck` must suit the `form`).")
+    print("Every preset plays under the referee (`arena match`, `arena check`; three and four seats speak")
+    print("protocol version 2); tournaments, ratings and ladders are two-handed for now. Their rules:")
+    print("docs/RULES.md, docs/rules-*.md. Flags a form does not use are listed with their default and")
+    print("ignored (`players` and `deck` must suit the `form`).")
     return 0
 
 
