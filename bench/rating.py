@@ -1,7 +1,7 @@
 """Rating speed: read and fit a real store, and aggregate and fit a million results in memory.
 
     python bench/rating.py [--agents 100] [--matches 1000000] [--seed 1] [--repeat 3] [--boot 20]
-                           [--store-matches 100000] [--store PATH]
+                           [--store-matches 100000] [--store PATH] [--partnership-only]
 
 First the path a user takes (`arena ratings`): a real store is grown as bench/analysis.py
 grows one (a real tournament's matches written again through `Store.write_match`, one
@@ -58,8 +58,8 @@ from arena.stats.rating import (  # noqa: E402
     solve,
 )
 from arena.stats.table_rating import Choices  # noqa: E402
-from arena.stats.table_rating import aggregate as aggregate_choices  # noqa: E402
 from arena.stats.table_rating import covariance as choice_covariance  # noqa: E402
+from arena.stats.table_rating import prepare as prepare_choices  # noqa: E402
 from arena.stats.table_rating import solve as solve_choices  # noqa: E402
 
 
@@ -142,8 +142,12 @@ def main() -> None:
     ap.add_argument("--boot", type=int, default=20, help="bootstrap replicates to time (0: skip)")
     ap.add_argument("--store-matches", type=int, default=100_000, help="matches in the grown store (default 100000)")
     ap.add_argument("--store", type=Path, help="time this existing store instead of growing one")
+    ap.add_argument("--partnership-only", action="store_true", help="only the team ratings of partnership matches")
     args = ap.parse_args()
     n, m = args.agents, args.matches
+    if args.partnership_only:
+        partnership_bench(n, m, args.seed, args.repeat)
+        return
 
     store_bench(args)
     print(f"in memory (simulated results, no store; best of {args.repeat}):")
@@ -220,13 +224,15 @@ def partnership_bench(n: int, m: int, seed: int, repeat: int) -> None:
     won = (rng.random(m) >= p).astype(np.int64)
     choices = Choices(np.stack([four[:, [0, 2]], four[:, [1, 3]]], axis=1), won, np.ones(m))
     print(f"partnership matches, team ratings (simulated, no store; median (min..max) of {repeat}):")
-    t_agg, agg = samples(lambda: aggregate_choices(choices, n), repeat)
-    t_fit, elo = samples(lambda: solve_choices(choices, n), repeat)
-    t_se, cov = samples(lambda: choice_covariance(choices, n, elo), repeat)
-    print(f"{n} agents, {m:,} matches, {len(agg.sides):,} distinct line-ups and results")
-    print(f"aggregate          {ms(t_agg)}")
-    print(f"fit (aggregate + Newton) {ms(t_fit)}   (target: under 2 s)")
-    print(f"covariance (SEs)   {ms(t_se)}")
+    t_agg, lay = samples(lambda: prepare_choices(choices, n), repeat)
+    t_fit, elo = samples(lambda: solve_choices(lay, n), repeat)
+    t_se, cov = samples(lambda: choice_covariance(lay, n, elo), repeat)
+    total = [a + f + c for a, f, c in zip(t_agg, t_fit, t_se, strict=True)]
+    print(f"{n} agents, {m:,} matches, {len(lay.chosen):,} distinct line-ups and results")
+    print(f"aggregate and lay out   {ms(t_agg)}")
+    print(f"Newton fit              {ms(t_fit)}")
+    print(f"covariance (SEs)        {ms(t_se)}")
+    print(f"all three               {ms(total)}   (target for the fit: under 2 s)")
     se = np.sqrt(np.diag(cov))
     err = (elo - elo.mean()) - (true - true.mean())
     inside = np.abs(err) <= Z95 * se

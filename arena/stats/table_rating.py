@@ -155,9 +155,10 @@ def aggregate(ch: Choices, n: int | None = None) -> Choices:
 # -- the fit ------------------------------------------------------------------------------------
 
 
-class _Layout:
-    """Choices laid out for the fit: one row of agent indices per member slot (side k,
-    member j), so each sum over a slot is one `np.bincount` over the choices."""
+class Layout:
+    """Choices aggregated and laid out for the fit (`prepare`): one row of agent indices
+    per member slot (side k, member j), so each sum over a slot is one `np.bincount` over
+    the choices. `solve` and `covariance` take one in place of the choices, to do this once."""
 
     def __init__(self, ch: Choices, n: int):
         c, k, m = ch.sides.shape
@@ -230,11 +231,11 @@ def _prior_terms(theta: np.ndarray, prior: float) -> tuple[float, np.ndarray, np
     return lp, gu - gu.mean(), H
 
 
-def _log_posterior(theta: np.ndarray, lay: _Layout, prior: float) -> float:
+def _log_posterior(theta: np.ndarray, lay: Layout, prior: float) -> float:
     return lay.log_likelihood(theta) + (_prior_terms(theta, prior)[0] if prior else 0.0)
 
 
-def _gradient_hessian(theta: np.ndarray, lay: _Layout, prior: float) -> tuple[np.ndarray, np.ndarray]:
+def _gradient_hessian(theta: np.ndarray, lay: Layout, prior: float) -> tuple[np.ndarray, np.ndarray]:
     """Gradient of the log-posterior and the Hessian of its negative (the information)."""
     g, H = lay.gradient_information(theta)
     if prior:
@@ -243,15 +244,20 @@ def _gradient_hessian(theta: np.ndarray, lay: _Layout, prior: float) -> tuple[np
     return g, H
 
 
+def prepare(ch: Choices | Layout, n: int) -> Layout:
+    """``ch`` aggregated (`aggregate`) and laid out for the fit of ``n`` agents."""
+    return ch if isinstance(ch, Layout) else Layout(aggregate(ch, n), n)
+
+
 def solve(
-    ch: Choices, n: int, prior: float = DEFAULT_PRIOR, *, tol: float = 1e-10, max_iter: int = 200
+    ch: Choices | Layout, n: int, prior: float = DEFAULT_PRIOR, *, tol: float = 1e-10, max_iter: int = 200
 ) -> np.ndarray:
     """Joint maximum-a-posteriori ratings (Elo, mean 0) of ``n`` agents from ``ch``."""
     if prior < 0:
         raise ValueError("the prior must be >= 0")
     if n == 0:
         return np.zeros(0)
-    lay = _Layout(aggregate(ch, n), n)
+    lay = prepare(ch, n)
     theta = np.zeros(n)
     gauge = np.full((n, n), 1.0 / n)
     f = _log_posterior(theta, lay, prior)
@@ -283,13 +289,13 @@ def solve(
     )
 
 
-def covariance(ch: Choices, n: int, elo: np.ndarray, prior: float = DEFAULT_PRIOR,
+def covariance(ch: Choices | Layout, n: int, elo: np.ndarray, prior: float = DEFAULT_PRIOR,
                anchor: int | np.ndarray | None = None) -> np.ndarray:  # fmt: skip
     """Covariance of the ratings (Elo squared), mean 0 or measured from ``anchor`` (an
     agent index or reference weights), as `arena.stats.rating.covariance`."""
     if n == 0:
         return np.zeros((0, 0))
-    _, H = _gradient_hessian(np.asarray(elo, dtype=float) / ELO, _Layout(aggregate(ch, n), n), prior)
+    _, H = _gradient_hessian(np.asarray(elo, dtype=float) / ELO, prepare(ch, n), prior)
     H = H / ELO**2
     a = max(float(np.trace(H)) / n, 1e-300)
     J = np.full((n, n), 1.0 / n)
@@ -336,8 +342,9 @@ def fit_choices(
     ch = aggregate(ch, n)
     W = pairwise_wins(ch, n)
     ref = anchor_weights(W, names, anchor)
-    elo = solve(ch, n, prior)
-    cov = covariance(ch, n, elo, prior, ref)
+    lay = Layout(ch, n)
+    elo = solve(lay, n, prior)
+    cov = covariance(lay, n, elo, prior, ref)
     elo = elo - float(ref @ elo) + (anchor_elo if anchor is not None else 0.0)
     se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
     flags = rating_flags(W, se, 0, max_se)
