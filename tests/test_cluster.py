@@ -364,3 +364,19 @@ def test_compare_on_a_cluster_gives_the_local_verdict_and_stops_the_cluster_when
     stored = count(tmp_path / "cluster.sqlite")
     assert 20 <= stored < 2 * 4 * 32, stored  # the decision's pairs, not the 2000 pairs asked for at most
     assert took < 60
+
+
+def test_the_agents_stderr_on_a_worker_reaches_the_clients_logs(tmp_path, cache):
+    """What agents write to stderr on a worker comes back with each chunk, into the run's
+    logs beside the store as a local run writes it (one file per worker and process)."""
+    db = tmp_path / "flood.sqlite"
+    flood = str(ROOT / "tests" / "agents" / "broken" / "stderr-flood.toml")
+    ok(arena("tournament", "--agents", f"random,{flood}", "--pairs", "1", "--seed", "1", "--quiet", "--no-report",
+             "--no-sandbox", "--store", db, "--cluster", "local:1", env=cache, timeout=120))  # fmt: skip
+    assert count(db) == 2
+    logs = {p.name: p for p in (tmp_path / "flood-logs").iterdir()}
+    mine = [name for name in logs if "stderr-flood" in name]
+    assert len(mine) == 1 and mine[0].startswith("127.0.0.1_"), sorted(logs)  # WORKER-LABEL-N.log
+    data = logs[mine[0]].read_bytes()
+    assert len(data) >= 1_000_000 and data[:100] == b"x" * 100  # the flood, up to the runtime's cap
+    assert oct(logs[mine[0]].stat().st_mode & 0o777) == "0o600"

@@ -229,9 +229,12 @@ def run(args: argparse.Namespace) -> int:
                 live.clear()
                 print(line, file=sys.stderr, flush=True)
 
+            logs = cfg.store.with_name(cfg.store.stem + "-logs")
+            logs.mkdir(parents=True, exist_ok=True)
+            private(logs)
             play_cluster(target, cfg_run, specs, store, run_id, finished=finished, note=note, warn=warn,
                          should_stop=lambda: comparison.decided or bool(withdrawn), tick=tick,
-                         chunk_size=COMPARE_CHUNK_PAIRS)  # fmt: skip
+                         chunk_size=COMPARE_CHUNK_PAIRS, logs=logs)  # fmt: skip
 
         stop = None
         cluster_error: UserError | None = None

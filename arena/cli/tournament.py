@@ -271,7 +271,8 @@ def run_config(
         cluster_error: UserError | None = None
         try:
             if target is not None:
-                played = _play_tournament_on_cluster(target, cfg, specs, store, run_id, progress, log, quiet, finished)
+                played = _play_tournament_on_cluster(target, cfg, specs, store, run_id, progress, log, quiet, finished,
+                                                     logs)  # fmt: skip
             else:
                 hide = [Path(cfg.source)] if cfg.source != "flags" else []
                 with Sandbox(cfg.sandbox, hide=hide + [cfg.secret_file] if cfg.secret_file else hide) as sandbox:
@@ -343,10 +344,12 @@ def play_cluster(
     log: EventLog | None = None,
     tick: Callable[[], None] | None = None,
     chunk_size: int | None = None,
+    logs: Path | None = None,
 ) -> tuple[int, Any]:
     """Play the specs not yet stored on the Dask cluster ``target`` (`arena.tournament.cluster`),
-    writing each match here as its chunk arrives (then ``finished``); the event stream gets
-    the cluster's events. How many were played, and the `ClusterReport` (per worker)."""
+    writing each match here as its chunk arrives (then ``finished``) and the agents' stderr
+    into ``logs``; the event stream gets the cluster's events. How many were played, and
+    the `ClusterReport` (per worker)."""
     from ..tournament.cluster import ClusterReport, connect, event_hooks, play_on_cluster
 
     done = store.done_ids() - store.unplayed_ids()  # lost before play: played again, as in a local run
@@ -362,7 +365,7 @@ def play_cluster(
             log.emit("cluster", target=str(target), workers=sorted(client.nthreads(callback_timeout=30)))
         hooks = event_hooks(log.emit) if log else {}
         played = play_on_cluster(client, cfg, todo, write, note=note, warn=warn, tick=tick, should_stop=should_stop,
-                                 chunk_size=chunk_size, report=report, **hooks)  # fmt: skip
+                                 chunk_size=chunk_size, report=report, logs=logs, **hooks)  # fmt: skip
     return played, report
 
 
@@ -376,6 +379,7 @@ def _play_tournament_on_cluster(
     log: EventLog | None,
     quiet: bool,
     finished: Callable[[Finished], None],
+    logs: Path | None = None,
 ) -> int:
     """`play_cluster` with the tournament's live progress, and a line per worker at the end."""
     period = 0.5 if progress.tty else 10.0
@@ -389,7 +393,7 @@ def _play_tournament_on_cluster(
 
     note = progress.note if not quiet else (lambda line: print(line, file=sys.stderr, flush=True))
     played, report = play_cluster(target, cfg, specs, store, run_id, finished=finished, note=note, log=log,
-                                  tick=tick)  # fmt: skip
+                                  tick=tick, logs=logs)  # fmt: skip
     if not quiet:
         progress.note(f"{report.chunks} chunks of up to {report.chunk_pairs} duplicate pairs on {target}")
         for line in report.lines():

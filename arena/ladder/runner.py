@@ -182,5 +182,5 @@ def run_ladder_on_cluster(
         done = store.done_ids() - store.unplayed_ids()  # lost before play: played again, as locally
         todo = [s for s in ladder.specs_for(pairs) if s.match_id not in done]
         play_on_cluster(client, settings, todo, write, shipped=[shipped[k] for k in keys], run=run,
-                        should_stop=limit_reached, **hooks)  # fmt: skip
+                        should_stop=limit_reached, logs=cfg.logs_dir, **hooks)  # fmt: skip
     return played

@@ -44,9 +44,11 @@ import contextlib
 import dataclasses
 import logging
 import math
+import os
 import re
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import UserError
@@ -268,14 +270,16 @@ def play_on_cluster(
     report: ClusterReport | None = None,
     shipped: list[Any] | None = None,
     run: str | None = None,
+    logs: Path | None = None,
 ) -> int:
     """Play ``todo`` on the cluster of ``client``; hand each match to ``write`` (in this
     thread) as its chunk arrives; returns how many were handed over. ``cfg``: a
     tournament's config, or `RunSettings`; ``shipped``: the agents of ``todo``, sent by
     `ship` (default: ``cfg.agents``, sent now); ``run``: the key under which workers keep
     the agents' processes between chunks (default: new, this call's; a ladder gives one
-    for all its rounds). ``note`` gets lines for the user (a worker lost), ``warn`` the
-    runner's (an agent taken out), ``on_chunk`` each chunk with its worker's totals,
+    for all its rounds); ``logs``: the folder the agents' stderr from the workers is
+    appended to (`append_logs`), as a local run writes it. ``note`` gets lines for the
+    user (a worker lost), ``warn`` the runner's (an agent taken out), ``on_chunk`` each chunk with its worker's totals,
     ``on_worker`` ("joined" or "lost", address); ``tick`` is called at least every
     `POLL_S` (to redraw progress). ``should_stop`` is asked after each match: yes stops
     the chunks not yet returned (their matches are not written). `ClusterLost` when the
@@ -361,6 +365,8 @@ def play_on_cluster(
                 stats.matches += len(result.finished)
                 for line in result.warnings:
                     warn(f"{line} (on worker {result.worker})")
+                if logs is not None and result.logs:
+                    append_logs(logs, result.worker, result.logs)
                 if on_chunk is not None:
                     on_chunk(result, stats)
                 for f in sorted(result.finished, key=lambda f: f.spec.index):
@@ -382,6 +388,18 @@ def play_on_cluster(
             with contextlib.suppress(Exception):
                 Event(stop, client=client).set()
                 client.cancel(list(pending), force=True)
+
+
+def append_logs(folder: Path, worker: str, logs: dict[str, bytes]) -> None:
+    """Append what a worker's agents wrote to stderr to ``folder``, one file per process
+    and worker (``WORKER-LABEL-N.log``, readable by this user only, as a local run's)."""
+    host = "".join(c if c.isalnum() or c in ".-" else "_" for c in worker.split("://")[-1])
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, data in logs.items():
+        safe = "".join(c if c.isalnum() or c in ".-_" else "_" for c in name)
+        fd = os.open(folder / f"{host}-{safe}", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        with os.fdopen(fd, "ab") as f:
+            f.write(data)
 
 
 def _allowed_failures() -> int:

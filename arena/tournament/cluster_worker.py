@@ -170,6 +170,9 @@ class ChunkResult:
     started: float  # wall clock on the worker, when the task began
     seconds: float  # the task's length on the worker, unpacking included
     warnings: list[str]  # lines the runner said (an agent taken out of the run)
+    #: What the agents' processes wrote to stderr since the last chunk of this run on this
+    #: worker returned, by log name (``LABEL-N.log``), at most `LOG_CHUNK_CAP` bytes in all.
+    logs: dict[str, bytes] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -200,6 +203,9 @@ class RunSettings:
 
 #: How long a run's agent processes stay up on a worker after its last chunk.
 IDLE_S = 30.0
+#: The most agents' stderr a chunk carries back to the client (the rest of a flood is cut;
+#: each process's log is itself capped by the runtime, `arena.runtime.process.STDERR_CAP`).
+LOG_CHUNK_CAP = 1 << 20
 #: Deadline for a run's runtime (sandbox, Trio loop) to start, and to stop at exit.
 START_S = 60.0
 
@@ -225,6 +231,9 @@ class _Runtime:
         self.error: BaseException | None = None
         self.pools: Pools | None = None
         self.token: trio.lowlevel.TrioToken | None = None
+        #: the agents' stderr logs on this worker (private), and how much of each was sent
+        self.logs = Path(tempfile.mkdtemp(prefix="arena-worker-logs-"))
+        self.sent: dict[str, int] = {}
         self.ready = threading.Event()
         self.thread = threading.Thread(target=self._thread, name="arena-runtime", daemon=True)
         self.thread.start()
@@ -242,10 +251,11 @@ class _Runtime:
         finally:
             self.closing = True
             self.ready.set()
+            shutil.rmtree(self.logs, ignore_errors=True)
 
     async def _main(self, sandbox: Sandbox) -> None:
         async with trio.open_nursery() as processes:
-            self.pools = Pools.for_config(processes, self.cfg, sandbox, None, self.warnings.append)
+            self.pools = Pools.for_config(processes, self.cfg, sandbox, self.logs, self.warnings.append)
             self.token = trio.lowlevel.current_trio_token()
             self.ready.set()
             try:
@@ -283,6 +293,26 @@ class _Runtime:
             with _guard:
                 self.busy -= 1
                 self.last = time.monotonic()
+        return out
+
+
+    def new_logs(self, cap: int = LOG_CHUNK_CAP) -> dict[str, bytes]:
+        """What the agents wrote to stderr since the last call, by log name (``cap`` bytes
+        in all; what is left goes with the next chunk)."""
+        out: dict[str, bytes] = {}
+        with _guard:
+            for path in sorted(self.logs.glob("*.log")):
+                start = self.sent.get(path.name, 0)
+                try:
+                    with open(path, "rb") as f:
+                        f.seek(start)
+                        data = f.read(max(cap, 0))
+                except OSError:
+                    continue
+                if data:
+                    out[path.name] = data
+                    self.sent[path.name] = start + len(data)
+                    cap -= len(data)
         return out
 
 
@@ -382,4 +412,4 @@ def run_chunk(
         raise UserError(f"worker {where}: {e}") from None
     finished = rt.play(specs, manifests, _stopped(stop) if stop else None)
     warnings, rt.warnings[:] = list(rt.warnings), []
-    return ChunkResult(where, finished, wall, time.monotonic() - t0, warnings)
+    return ChunkResult(where, finished, wall, time.monotonic() - t0, warnings, rt.new_logs())
