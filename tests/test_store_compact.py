@@ -13,6 +13,7 @@ import hashlib
 import json
 import shutil
 import sqlite3
+import struct
 from pathlib import Path
 
 import pytest
@@ -313,6 +314,23 @@ def test_an_unknown_action_code_is_a_damaged_store(tmp_path):
 def test_latencies_round_trip_exactly(lists):
     packed = pack_ms(lists)
     assert isinstance(packed, bytes) and unpack_ms(packed) == lists
+
+
+@pytest.mark.parametrize(
+    "lists",
+    [
+        [[0.5, None, 1.25], [2.0], [0.001, 0.002]],  # three seats
+        [[0.25] * 30, [None] * 30, [1.5] * 30, [70.5] * 30],  # four, long enough to pack as planes
+        [[1e12], [], [0.0]],  # a wide width
+        [[0.1]],  # one
+    ],
+)
+def test_latencies_of_tables_round_trip_and_two_seats_keep_version_3s_bytes(lists):
+    packed = pack_ms(lists)
+    assert isinstance(packed, bytes) and packed[0] & 0x40 and unpack_ms(packed) == lists
+    assert unpack_ms(pack_ms([[0.5, 1.0], [2.0]]))[1] == [2.0]
+    assert pack_ms([[0.5, 1.0], [2.0]])[:9] == struct.pack("<BII", 2, 2, 1)  # two seats: the version-3 header
+    assert unpack_ms(pack_ms([[float("nan")], [], [1.0]])) is not None  # text for what does not pack
 
 
 def test_latencies_compress_and_old_packed_values_still_read():

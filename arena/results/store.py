@@ -186,10 +186,16 @@ _WIDTHS = {2: "H", 4: "I", 8: "Q"}
 _PLANES = 0x80
 
 
+#: The width byte's flag for lists of other than two seats (the three- and four-handed
+#: games): a count byte and each list's length (uint32) follow it, instead of two lengths.
+_SEATS = 0x40
+
+
 def pack_ms(lists: Sequence[Sequence[float | None]]) -> bytes | str:
-    """Two seats' lists of milliseconds (None: missing) as the store keeps them: packed
-    microseconds, or JSON text for values that do not fit (see above)."""
-    flat = [*lists[0], *lists[1]]
+    """Each seat's list of milliseconds (None: missing) as the store keeps them: packed
+    microseconds, or JSON text for values that do not fit (see above). Two lists pack as
+    version 3 did; any other number of lists says so in the width byte (`_SEATS`)."""
+    flat = [x for xs in lists for x in xs]
     present = [x for x in flat if x is not None]
     try:
         us = [round(x * 1000) for x in present]
@@ -197,47 +203,61 @@ def pack_ms(lists: Sequence[Sequence[float | None]]) -> bytes | str:
         us = None
     # whole microseconds (text fails above), none below 0
     if us is None or (us and min(us) < 0) or [u / 1000 for u in us] != present:
-        return json.dumps([list(lists[0]), list(lists[1])])
+        return json.dumps([list(xs) for xs in lists])
     top = max(us, default=0)
     width = next((w for w in (2, 4, 8) if top < (1 << (8 * w)) - 1), None)
-    if width is None:
-        return json.dumps([list(lists[0]), list(lists[1])])
+    if width is None or len(lists) > 255:
+        return json.dumps([list(xs) for xs in lists])
     missing = (1 << (8 * width)) - 1
     if len(us) < len(flat):
         it = iter(us)
         us = [missing if x is None else next(it) for x in flat]
     body = struct.pack(f"<{len(us)}{_WIDTHS[width]}", *us)
     planes = zlib.compress(b"".join(body[j::width] for j in range(width)), 6, wbits=-15)
-    if len(planes) < len(body):
-        return _HEADER.pack(width | _PLANES, len(lists[0]), len(lists[1])) + planes
-    return _HEADER.pack(width, len(lists[0]), len(lists[1])) + body
+    flag, body = (width | _PLANES, planes) if len(planes) < len(body) else (width, body)
+    if len(lists) == 2:
+        return _HEADER.pack(flag, len(lists[0]), len(lists[1])) + body
+    return struct.pack(f"<BB{len(lists)}I", flag | _SEATS, len(lists), *map(len, lists)) + body
 
 
 def unpack_ms(value: bytes | str | None) -> list[list[float | None]] | None:
-    """The two seats' lists of milliseconds from a stored ``latencies`` or ``cpu`` value:
-    packed (versions 2 and 3) or JSON text (version 1, or values that do not pack); None
-    stays None."""
+    """Each seat's list of milliseconds from a stored ``latencies`` or ``cpu`` value:
+    packed (versions 2 and 3, and `_SEATS` for other than two seats) or JSON text
+    (version 1, or values that do not pack); None stays None."""
     if value is None:
         return None
     if isinstance(value, str):
         return json.loads(value)
-    width, n0, n1 = _HEADER.unpack_from(value)
+    width = value[0]
+    if width & _SEATS:
+        count = value[1]
+        lengths = list(struct.unpack_from(f"<{count}I", value, 2))
+        offset = 2 + 4 * count
+    else:
+        lengths = list(_HEADER.unpack_from(value)[1:])
+        offset = _HEADER.size
+    width &= ~_SEATS
+    total = sum(lengths)
     if width & _PLANES:
         width &= ~_PLANES
-        planes = zlib.decompress(value[_HEADER.size :], wbits=-15)
+        planes = zlib.decompress(value[offset:], wbits=-15)
         count = len(planes) // width
         body = bytearray(len(planes))
         for j in range(width):
             body[j::width] = planes[j * count : (j + 1) * count]
-        values = struct.unpack(f"<{n0 + n1}{_WIDTHS[width]}", body)
+        values = struct.unpack(f"<{total}{_WIDTHS[width]}", body)
     else:
-        values = struct.unpack_from(f"<{n0 + n1}{_WIDTHS[width]}", value, _HEADER.size)
+        values = struct.unpack_from(f"<{total}{_WIDTHS[width]}", value, offset)
     missing = (1 << (8 * width)) - 1
     if missing in values:
         ms = [None if u == missing else u / 1000 for u in values]
     else:
         ms = [u / 1000 for u in values]
-    return [ms[:n0], ms[n0:]]
+    out, at = [], 0
+    for n in lengths:
+        out.append(ms[at : at + n])
+        at += n
+    return out
 
 
 def _repack(value: bytes | str | None) -> bytes | str | None:
