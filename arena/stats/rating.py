@@ -43,7 +43,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -225,12 +225,27 @@ def aggregate_counts(rows: Iterable[Row], names: Sequence[str] = ()) -> tuple[np
 # -- the fit -----------------------------------------------------------------------------------
 
 
+def prior_log_density(theta: np.ndarray, prior: float) -> float:
+    """The prior's log density at ``theta``: ``prior`` virtual draws per agent against the
+    pool mean (shared by every model of `arena.stats`)."""
+    u = theta - theta.mean()
+    return -0.5 * prior * float((np.logaddexp(0.0, -u) + np.logaddexp(0.0, u)).sum())
+
+
+def prior_gradient_information(theta: np.ndarray, prior: float) -> tuple[np.ndarray, np.ndarray]:
+    """The prior's gradient and the Hessian of its negative at ``theta``."""
+    n = len(theta)
+    s = _sigmoid(theta - theta.mean())
+    gu = prior * (0.5 - s)
+    dv = prior * s * (1.0 - s)  # C diag(dv) C with C the centring matrix
+    return gu - gu.mean(), np.diag(dv) - (dv[:, None] + dv[None, :]) / n + dv.sum() / n**2
+
+
 def _log_posterior(theta: np.ndarray, W: np.ndarray, prior: float) -> float:
     d = theta[:, None] - theta[None, :]
     ll = -float((W * np.logaddexp(0.0, -d)).sum())
     if prior:
-        u = theta - theta.mean()
-        ll -= 0.5 * prior * float((np.logaddexp(0.0, -u) + np.logaddexp(0.0, u)).sum())
+        ll += prior_log_density(theta, prior)
     return ll
 
 
@@ -246,11 +261,9 @@ def _gradient_hessian(
     H = -Q
     H[np.diag_indices(n)] += Q.sum(axis=1)
     if prior:
-        s = _sigmoid(theta - theta.mean())
-        gu = prior * (0.5 - s)
-        g = g + gu - gu.mean()
-        dv = prior * s * (1.0 - s)  # C diag(dv) C with C the centring matrix
-        H += np.diag(dv) - (dv[:, None] + dv[None, :]) / n + dv.sum() / n**2
+        gp, Hp = prior_gradient_information(theta, prior)
+        g = g + gp
+        H += Hp
     return g, H
 
 
@@ -283,28 +296,51 @@ def solve(
     if prior == 0:
         check_identifiable(W)
     theta = np.zeros(n) if start is None else np.asarray(start, dtype=float) / ELO
-    theta = theta - theta.mean()
     N = W + W.T
     wins = W.sum(axis=1)
+    theta = newton(theta - theta.mean(), lambda t: _log_posterior(t, W, prior),
+                   lambda t: _gradient_hessian(t, W, N, wins, prior), tol=tol, max_iter=max_iter)  # fmt: skip
+    if theta is None:
+        raise RuntimeError(f"the rating fit did not converge in {max_iter} iterations")
+    return theta * ELO
+
+
+def newton(
+    theta: np.ndarray,
+    log_posterior: Callable[[np.ndarray], float],
+    gradient_hessian: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]],
+    *,
+    tol: float = 1e-10,
+    max_iter: int = 200,
+    give_up: Callable[[np.ndarray], bool] | None = None,
+) -> np.ndarray | None:
+    """Maximise a log-posterior that a common shift of ``theta`` leaves unchanged (every
+    model here), from ``theta`` (mean 0), by Newton's method with a backtracking line
+    search; the shift is fixed by a gauge term and every step kept at mean 0. The maximum
+    (natural units), or None without convergence in ``max_iter`` steps or once
+    ``give_up(theta)`` says so (a diverging fit)."""
+    n = len(theta)
     gauge = np.full((n, n), 1.0 / n)
-    f = _log_posterior(theta, W, prior)
+    f = log_posterior(theta)
     for _ in range(max_iter):
-        g, H = _gradient_hessian(theta, W, N, wins, prior)
+        g, H = gradient_hessian(theta)
         a = max(float(np.trace(H)) / n, 1e-12)
         delta = np.linalg.solve(H + a * gauge, g)
         delta -= delta.mean()
         step = 1.0
         while True:
             cand = theta + step * delta
-            fc = _log_posterior(cand, W, prior)
+            fc = log_posterior(cand)
             if fc >= f - 1e-13 * max(1.0, abs(f)) or step < 1e-8:
                 break
             step *= 0.5
         moved = float(np.max(np.abs(cand - theta))) if n else 0.0
         theta, f = cand, fc
         if moved < tol:
-            return theta * ELO
-    raise RuntimeError(f"the rating fit did not converge in {max_iter} iterations")
+            return theta
+        if give_up is not None and give_up(theta):
+            return None
+    return None
 
 
 def _log_posterior_many(theta: np.ndarray, W: np.ndarray, prior: float) -> np.ndarray:
@@ -423,11 +459,18 @@ def covariance(
         return np.zeros((0, 0))
     if prior == 0:
         check_identifiable(W)
-    H = information(W, elo, prior)
+    return covariance_of(information(W, elo, prior), anchor)
+
+
+def covariance_of(H: np.ndarray, anchor: int | np.ndarray | None = None) -> np.ndarray:
+    """The covariance (Elo squared) from an information matrix ``H`` (per Elo squared)
+    whose null vector is ``1``: its pseudo-inverse (mean 0), or mapped to ``anchor`` (an
+    agent index or reference weights) by ``L cov L'`` with ``L = I - 1 m'``."""
+    n = len(H)
     a = max(float(np.trace(H)) / n, 1e-300)
     J = np.full((n, n), 1.0 / n)
     cov = np.linalg.inv(H + a * J) - J / a
-    if anchor is not None:  # L cov L' with L = I - 1 m'
+    if anchor is not None:
         m = reference_weights(n, anchor)
         cm = cov @ m
         cov = cov - cm[:, None] - cm[None, :] + float(m @ cm)
@@ -671,13 +714,38 @@ def fit_matrix(
         raise ValueError(f"{len(names)} names for a {len(W)}x{len(W)} wins matrix")
     ref = anchor_weights(W, names, anchor)
     elo = solve(W, prior, start)
-    cov = covariance(W, elo, prior, ref)
+    wins, losses = W.sum(axis=1), W.sum(axis=0)
+    return ratings_of(
+        names, elo, covariance(W, elo, prior, ref), ref, W,
+        games=wins + losses, wins=wins, losses=losses, prior=prior, anchor=anchor, anchor_elo=anchor_elo,
+        flags=lambda se: rating_flags(W, se, min_games, max_se),
+    )  # fmt: skip
+
+
+def ratings_of(
+    names: list[str],
+    elo: np.ndarray,
+    cov: np.ndarray,
+    ref: np.ndarray,
+    W: np.ndarray,
+    *,
+    games: np.ndarray,
+    wins: np.ndarray,
+    losses: np.ndarray,
+    prior: float,
+    anchor: str | None,
+    anchor_elo: float,
+    flags: Callable[[np.ndarray], list[str]],
+    model: str = "",
+) -> Ratings:
+    """`Ratings` from a fit (``elo``, mean 0, and its covariance measured from ``ref``):
+    the ratings measured from the reference (the anchor at ``anchor_elo``), SEs, 95%
+    intervals, scores, ``flags(se)``; ``model`` is added to the reference's words."""
     elo = elo - float(ref @ elo) + (anchor_elo if anchor is not None else 0.0)
     se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
-    wins, losses = W.sum(axis=1), W.sum(axis=0)
-    games = wins + losses
     with np.errstate(invalid="ignore", divide="ignore"):
         score = np.where(games > 0, wins / np.where(games > 0, games, 1), np.nan)
+    reference = _describe(ref, names, anchor, anchor_elo)
     return Ratings(
         names=names,
         elo=elo,
@@ -688,12 +756,12 @@ def fit_matrix(
         losses=losses,
         score=score,
         covariance=cov,
-        flags=rating_flags(W, se, min_games, max_se),
+        flags=flags(se),
         wins_matrix=W,
         prior=prior,
         anchor=anchor,
         anchor_elo=anchor_elo,
-        reference=_describe(ref, names, anchor, anchor_elo),
+        reference=f"{reference}; {model}" if model else reference,
     )
 
 

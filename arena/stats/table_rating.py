@@ -44,11 +44,14 @@ from .rating import (
     DEFAULT_MIN_GAMES,
     DEFAULT_PRIOR,
     ELO,
-    Z95,
     Ratings,
     anchor_weights,
+    covariance_of,
+    newton,
+    prior_gradient_information,
+    prior_log_density,
     rating_flags,
-    reference_weights,
+    ratings_of,
 )
 
 
@@ -219,27 +222,15 @@ class Layout:
         return g, h + h.T - np.diag(np.diag(h))
 
 
-def _prior_terms(theta: np.ndarray, prior: float) -> tuple[float, np.ndarray, np.ndarray]:
-    """The prior's log density, gradient and negative Hessian (`arena.stats.rating`'s)."""
-    n = len(theta)
-    u = theta - theta.mean()
-    lp = -0.5 * prior * float((np.logaddexp(0.0, -u) + np.logaddexp(0.0, u)).sum())
-    sg = 1.0 / (1.0 + np.exp(-u))
-    gu = prior * (0.5 - sg)
-    dv = prior * sg * (1.0 - sg)
-    H = np.diag(dv) - (dv[:, None] + dv[None, :]) / n + dv.sum() / n**2
-    return lp, gu - gu.mean(), H
-
-
 def _log_posterior(theta: np.ndarray, lay: Layout, prior: float) -> float:
-    return lay.log_likelihood(theta) + (_prior_terms(theta, prior)[0] if prior else 0.0)
+    return lay.log_likelihood(theta) + (prior_log_density(theta, prior) if prior else 0.0)
 
 
 def _gradient_hessian(theta: np.ndarray, lay: Layout, prior: float) -> tuple[np.ndarray, np.ndarray]:
     """Gradient of the log-posterior and the Hessian of its negative (the information)."""
     g, H = lay.gradient_information(theta)
     if prior:
-        _, gp, Hp = _prior_terms(theta, prior)
+        gp, Hp = prior_gradient_information(theta, prior)
         g, H = g + gp, H + Hp
     return g, H
 
@@ -258,35 +249,24 @@ def solve(
     if n == 0:
         return np.zeros(0)
     lay = prepare(ch, n)
-    theta = np.zeros(n)
-    gauge = np.full((n, n), 1.0 / n)
-    f = _log_posterior(theta, lay, prior)
-    for _ in range(max_iter):
-        g, H = _gradient_hessian(theta, lay, prior)
-        a = max(float(np.trace(H)) / n, 1e-12)
-        try:
-            delta = np.linalg.solve(H + a * gauge, g)
-        except np.linalg.LinAlgError:
-            break  # not identified: only a prior > 0 can place some agents
-        delta -= delta.mean()
-        step = 1.0
-        while True:
-            cand = theta + step * delta
-            fc = _log_posterior(cand, lay, prior)
-            if fc >= f - 1e-13 * max(1.0, abs(f)) or step < 1e-8:
-                break
-            step *= 0.5
-        moved = float(np.max(np.abs(cand - theta)))
-        theta, f = cand, fc
-        if moved < tol:
-            return theta * ELO
-        if prior == 0 and float(np.max(np.abs(theta))) > 50:
-            break
-    raise ValueError(
-        "the rating fit does not converge: with no prior, maximum-likelihood ratings exist only when every "
-        "agent both won and lost against the rest, and played with and against enough others to tell it from "
-        "its partners; use a prior > 0"
-    )
+    try:
+        theta = newton(
+            np.zeros(n),
+            lambda t: _log_posterior(t, lay, prior),
+            lambda t: _gradient_hessian(t, lay, prior),
+            tol=tol,
+            max_iter=max_iter,
+            give_up=lambda t: prior == 0 and float(np.max(np.abs(t))) > 50,  # diverging: no maximum
+        )
+    except np.linalg.LinAlgError:  # not identified: only a prior > 0 can place some agents
+        theta = None
+    if theta is None:
+        raise ValueError(
+            "the rating fit does not converge: with no prior, maximum-likelihood ratings exist only when every "
+            "agent both won and lost against the rest, and played with and against enough others to tell it "
+            "from its partners; use a prior > 0"
+        )
+    return theta * ELO
 
 
 def covariance(ch: Choices | Layout, n: int, elo: np.ndarray, prior: float = DEFAULT_PRIOR,
@@ -296,15 +276,7 @@ def covariance(ch: Choices | Layout, n: int, elo: np.ndarray, prior: float = DEF
     if n == 0:
         return np.zeros((0, 0))
     _, H = _gradient_hessian(np.asarray(elo, dtype=float) / ELO, prepare(ch, n), prior)
-    H = H / ELO**2
-    a = max(float(np.trace(H)) / n, 1e-300)
-    J = np.full((n, n), 1.0 / n)
-    cov = np.linalg.inv(H + a * J) - J / a
-    if anchor is not None:
-        mw = reference_weights(n, anchor)
-        cm = cov @ mw
-        cov = cov - cm[:, None] - cm[None, :] + float(mw @ cm)
-    return 0.5 * (cov + cov.T)
+    return covariance_of(H / ELO**2, anchor)
 
 
 def pairwise_wins(ch: Choices, n: int) -> np.ndarray:
@@ -345,29 +317,16 @@ def fit_choices(
     lay = Layout(ch, n)
     elo = solve(lay, n, prior)
     cov = covariance(lay, n, elo, prior, ref)
-    elo = elo - float(ref @ elo) + (anchor_elo if anchor is not None else 0.0)
-    se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
-    flags = rating_flags(W, se, 0, max_se)
     few = [f"few matches ({g:g})" if 0 < g < min_games else "" for g in games]
-    flags = ["; ".join(x for x in (f, extra) if x) for f, extra in zip(flags, few, strict=True)]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        score = np.where(games > 0, wins / np.where(games > 0, games, 1), np.nan)
+
+    def flags(se: np.ndarray) -> list[str]:  # per match, not per pairwise result as W counts them
+        return ["; ".join(x for x in (f, extra) if x) for f, extra in zip(rating_flags(W, se, 0, max_se), few,
+                                                                           strict=True)]  # fmt: skip
+
     what = {"team": "teams' ratings the sum of their members'", "order": "Plackett-Luce on orders of finish"}
-    reference = "mean 0" if anchor is None else f"{anchor} fixed at {anchor_elo:g}"
-    return Ratings(
-        names=names,
-        elo=elo,
-        se=se,
-        ci95=np.column_stack([elo - Z95 * se, elo + Z95 * se]) if n else np.zeros((0, 2)),
-        games=np.asarray(games, dtype=float),
-        wins=np.asarray(wins, dtype=float),
-        losses=np.asarray(losses, dtype=float),
-        score=score,
-        covariance=cov,
-        flags=flags,
-        wins_matrix=W,
-        prior=prior,
-        anchor=anchor,
-        anchor_elo=anchor_elo,
-        reference=f"{reference}; {what.get(model, model)}",
-    )
+    return ratings_of(
+        names, elo, cov, ref, W,
+        games=np.asarray(games, dtype=float), wins=np.asarray(wins, dtype=float),
+        losses=np.asarray(losses, dtype=float), prior=prior, anchor=anchor, anchor_elo=anchor_elo, flags=flags,
+        model=what.get(model, model),
+    )  # fmt: skip
