@@ -1,8 +1,10 @@
-"""Driving a real ``arena`` process from a test: counting what it has stored so far, and
-pressing Ctrl-C once it has stored enough."""
+"""What several test files share: driving a real ``arena`` process (counting what it has
+stored so far, pressing Ctrl-C once it has stored enough, its one-line errors), processes
+left in a group, a match record replayed in the engine, a transcript fed to an agent."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -10,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -82,3 +85,44 @@ def group_alive(pgid: int) -> list[int]:
         if int(fields[2]) == pgid and fields[0] != "Z":
             alive.append(int(entry))
     return alive
+
+
+def replay_record(rec: Any, variant: Any) -> tuple[Any, Any]:
+    """A referee's match record played again in the rules engine from its seed and
+    actions: the `Match` and its result (adjudicated when the record stopped at the deal
+    limit), to compare with what the referee recorded."""
+    from arena.game import Match
+
+    match = Match(variant, rec.seed)
+    for d in rec.deals:
+        state = match.new_deal()
+        for a in d.actions:
+            state.apply_action(a)
+        match.finish_deal()
+    return match, (match.result if match.is_over() else match.adjudicate())
+
+
+def feed_transcript(lines: list[dict], seat: int, agent: str) -> tuple[list[dict], list[dict]]:
+    """How an author replays a recorded transcript (protocol/SPEC.md section 11): one
+    seat's ``to-agent`` lines into the bundled ``agent``; (its answers, the recorded ones)."""
+    fed = "".join(json.dumps(x["msg"]) + "\n" for x in lines if x["seat"] == seat and x["dir"] == "to-agent")
+    want = [x["msg"] for x in lines if x["seat"] == seat and x["dir"] == "from-agent"]
+    p = subprocess.run(
+        [sys.executable, "agent.py"], cwd=ROOT / "agents" / agent, input=fed, capture_output=True, text=True,
+        timeout=60,
+    )  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    return [json.loads(x) for x in p.stdout.splitlines()], want
+
+
+def new_local_cluster(n: int, **kw: Any) -> Any:
+    """A Dask LocalCluster of ``n`` single-threaded worker processes, no dashboard (so no
+    clash on its port with another at the same time), quiet; ``kw`` adds to it (``env``)."""
+    import logging
+
+    import distributed
+
+    return distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                    scheduler_kwargs={"dashboard": False}, memory_limit=0,
+                                    silence_logs=logging.CRITICAL, **kw)  # fmt: skip
+

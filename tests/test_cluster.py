@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import logging
 import os
 import shutil
 import signal
@@ -26,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from running import arena, count, ok, one_line_error
+from running import arena, count, new_local_cluster, ok, one_line_error
 
 from arena.errors import UserError
 from arena.results.store import TIMING_COLUMNS
@@ -119,9 +118,7 @@ def _state(pid: int) -> str | None:
 def local_cluster(n: int = 2, **kw) -> Iterator[tuple[distributed.LocalCluster, distributed.Client]]:
     """A LocalCluster of ``n`` single-threaded worker processes and a client of it, closed
     on every path (its worker processes with it)."""
-    cluster = distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                       scheduler_kwargs={"dashboard": False}, memory_limit=0,
-                                       silence_logs=logging.CRITICAL, **kw)  # fmt: skip
+    cluster = new_local_cluster(n, **kw)
     try:
         client = distributed.Client(cluster, timeout=30)
         try:

@@ -13,8 +13,9 @@ from typing import Any
 
 import pytest
 import trio
+from running import replay_record
 
-from arena.game import ALL_PRESETS, Match, get_variant
+from arena.game import ALL_PRESETS, get_variant
 from arena.ladder.submit import stage
 from arena.play.conformance import check
 from arena.play.duel import duel
@@ -111,13 +112,7 @@ def check_policy(req: dict[str, Any], action: str) -> None:
 
 def replayed(rec: MatchRecord, preset: str) -> tuple:
     """The result the engine gives for the record's actions."""
-    match = Match(get_variant(preset), rec.seed)
-    for d in rec.deals:
-        state = match.new_deal()
-        for a in d.actions:
-            state.apply_action(a)
-        match.finish_deal()
-    result = match.result if match.is_over() else match.adjudicate()
+    _, result = replay_record(rec, get_variant(preset))
     return result.winner, list(result.score), result.kind
 
 

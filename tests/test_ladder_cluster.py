@@ -11,7 +11,6 @@ stores for the same ladder: the same pairs, matches, deals and ratings per round
 from __future__ import annotations
 
 import json
-import logging
 import os
 import shutil
 import signal
@@ -23,7 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from running import arena, count, ok, one_line_error
+from running import arena, count, new_local_cluster, ok, one_line_error
 
 from arena.results.store import TIMING_COLUMNS
 
@@ -98,10 +97,8 @@ def copy(template: Path, dest: Path, round_pairs: int | None = None) -> Path:
 
 
 def local_cluster(n: int, env: dict[str, str]) -> distributed.LocalCluster:
-    """A LocalCluster of ``n`` single-threaded worker processes with ``env`` set (no dashboard)."""
-    return distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
-                                    scheduler_kwargs={"dashboard": False}, memory_limit=0,
-                                    silence_logs=logging.CRITICAL, env=env)  # fmt: skip
+    """A LocalCluster of ``n`` worker processes with ``env`` set."""
+    return new_local_cluster(n, env=env)
 
 
 @pytest.fixture(scope="module")

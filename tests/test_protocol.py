@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator, ValidationError
 from referencing import Registry, Resource
+from running import feed_transcript
 
 from arena.bots.search import sample_worlds
 from arena.game import Variant, new_deal, observation, parse_card
@@ -294,15 +295,8 @@ def test_transcript_replays_exactly():
 @pytest.mark.parametrize("seat", [0, 1])
 def test_transcript_fed_to_the_recorded_agent_gives_its_recorded_answers(seat):
     lines = [json.loads(x) for x in conformance.TRANSCRIPT_FILE.read_text().splitlines()]
-    fed = "".join(json.dumps(x["msg"]) + "\n" for x in lines if x["seat"] == seat and x["dir"] == "to-agent")
-    want = [x["msg"] for x in lines if x["seat"] == seat and x["dir"] == "from-agent"]
-    agent = conformance.TRANSCRIPT_MATCH["agents"][seat]
-    p = subprocess.run(
-        [sys.executable, "agent.py"], cwd=ROOT / "agents" / agent, input=fed, capture_output=True, text=True,
-        timeout=60,
-    )  # fmt: skip
-    assert p.returncode == 0, p.stderr
-    assert [json.loads(x) for x in p.stdout.splitlines()] == want
+    got, want = feed_transcript(lines, seat, conformance.TRANSCRIPT_MATCH["agents"][seat])
+    assert got == want
 
 
 def test_sdk_refuses_another_protocol_version_clearly():

@@ -5,8 +5,6 @@ against the rules engine in every preset, with real agent processes."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +12,7 @@ import pytest
 import trio
 from jsonschema import Draft202012Validator, ValidationError
 from referencing import Registry, Resource
+from running import feed_transcript
 
 from arena.game import ALL_PRESETS, Match, TableState, Variant, get_variant, observation
 from arena.game.table_observation import table_observation
@@ -134,16 +133,8 @@ def test_table_transcripts_replay_exactly(name):
 def test_a_seats_lines_fed_to_its_agent_give_its_recorded_answers(name):
     """How an author replays a table transcript (SPEC.md section 11): one seat's lines in,
     the recorded answers out, for a seat that also follows (seat 1)."""
-    lines = transcripts.load(name)
-    fed = "".join(json.dumps(x["msg"]) + "\n" for x in lines if x["seat"] == 1 and x["dir"] == "to-agent")
-    want = [x["msg"] for x in lines if x["seat"] == 1 and x["dir"] == "from-agent"]
-    agent = transcripts.RECORDINGS[name].agents[1]
-    p = subprocess.run(
-        [sys.executable, "agent.py"], cwd=ROOT / "agents" / agent, input=fed, capture_output=True, text=True,
-        timeout=60,
-    )  # fmt: skip
-    assert p.returncode == 0, p.stderr
-    assert [json.loads(x) for x in p.stdout.splitlines()] == want
+    got, want = feed_transcript(transcripts.load(name), 1, transcripts.RECORDINGS[name].agents[1])
+    assert got == want
 
 
 # -- the wire observation is the engine's ---------------------------------------------------------

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 import trio
-from running import arena
+from running import arena, replay_record
 
 from arena.game import ALL_PRESETS, Match, get_variant
 from arena.play.duel import duel
@@ -70,13 +70,7 @@ def test_random_agents_play_every_table_game_to_its_end(preset):
             lambda: duel([resolve("random")] * v.players, 11, v, TC, transcripts=transcripts, sandbox=sandbox)
         )
     assert rec.forfeit is None and len(rec.latency_ms) == v.players
-    match = Match(v, 11)  # the record replays in the engine to the same result
-    for d in rec.deals:
-        state = match.new_deal()
-        for a in d.actions:
-            state.apply_action(a)
-        match.finish_deal()
-    result = match.result if match.is_over() else match.adjudicate()
+    match, result = replay_record(rec, v)  # the record replays in the engine to the same result
     assert (rec.winner, rec.score, rec.kind) == (result.winner, list(result.score), result.kind)
     assert rec.adjudicated == (len(rec.deals) == MAX_DEALS and not match.is_over())
     for seat, lines in enumerate(transcripts):
