@@ -17,7 +17,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({name: v.to_dict() for name, v in ALL_PRESETS.items()}, indent=2))
         return 0
     names = list(ALL_PRESETS)
-    cells = [n for n in names] + [_show(getattr(ALL_PRESETS[n], f)) for n in names for f in FLAG_VALUES]
+    cells = [*names, *(_show(getattr(ALL_PRESETS[n], f)) for n in names for f in FLAG_VALUES)]
     w = max(len(c) for c in cells) + 2  # the widest name or value and a gap: columns never run together
     print(f"{'flag':<24}" + "".join(f"{n:<{w}}" for n in names) + "allowed")
     for flag, allowed in FLAG_VALUES.items():

@@ -316,29 +316,18 @@ TRANSCRIPT_MATCH = dict(agents=("greedy", "random"), seed=3, variant="sixty-six"
 
 async def record_transcript() -> list[dict[str, Any]]:
     """Play the example match and return every line both seats sent and received, as
-    ``{"dir": "to-agent" | "from-agent", "seat": s, "msg": {...}}``, seat 0 first."""
-    from .duel import duel
+    ``{"dir": "to-agent" | "from-agent", "seat": s, "msg": {...}}``, seat 0 first
+    (`arena.play.transcripts.record_match`, which records the table examples too)."""
+    from .transcripts import record_match  # it reads EXAMPLES from here
 
     m = TRANSCRIPT_MATCH
-    transcripts: list[list[tuple[str, bytes]]] = [[], []]
-    await duel(
-        [resolve(a) for a in m["agents"]],
-        m["seed"],
-        get_variant(m["variant"]),
-        TimeControl(),
-        match_id=m["match_id"],
-        transcripts=transcripts,
-    )
-    return [
-        {"dir": direction, "seat": seat, "msg": json.loads(line)}
-        for seat, lines in enumerate(transcripts)
-        for direction, line in lines
-    ]
+    return await record_match(m["agents"], m["seed"], get_variant(m["variant"]), match_id=m["match_id"])
 
 
 def write_transcript(path: Path = TRANSCRIPT_FILE) -> None:
-    lines = trio.run(record_transcript)
-    path.write_text("".join(json.dumps(x, separators=(",", ":")) + "\n" for x in lines))
+    from .transcripts import dumps
+
+    path.write_text(dumps(trio.run(record_transcript)))
 
 
 def load_positions(path: Path = POSITIONS_FILE) -> list[dict[str, Any]]:
