@@ -9,21 +9,22 @@ import itertools
 import pytest
 
 from arena.game import ALL_PRESETS, Match, get_variant
-from arena.tournament.seating import TableSpec, seatings, table_schedule, tables
+from arena.tournament.seating import seatings, table_schedule, tables
+from arena.tournament.spec import MatchSpec
 
 POOL = ["random", "greedy", "heuristic", "node-greedy", "c-cautious"]
 
 
-def by_set(specs: list[TableSpec]) -> dict[tuple[str, int], list[TableSpec]]:
+def by_set(specs: list[MatchSpec]) -> dict[tuple[str, int], list[MatchSpec]]:
     out = collections.defaultdict(list)
     for s in specs:
-        out[s.table, s.set_index].append(s)
+        out[s.pairing, s.pair_index].append(s)
     return out
 
 
 def test_three_handed_each_deck_is_played_in_every_rotation():
     specs = table_schedule(POOL, 3, "round-robin", 2, root=7)
-    assert len({s.table for s in specs}) == 10 and len(specs) == 10 * 2 * 3
+    assert len({s.pairing for s in specs}) == 10 and len(specs) == 10 * 2 * 3
     for (table, _), group in by_set(specs).items():
         assert len({s.seed for s in group}) == 1  # one deck a set
         names = table.split("~")
@@ -44,7 +45,7 @@ def test_three_handed_permutations_change_the_neighbours_too():
 
 def test_partnerships_are_swapped_and_rotated_so_everyone_plays_with_and_against_everyone():
     specs = table_schedule(POOL, 4, "round-robin", 1, root=3)
-    assert len({s.table for s in specs}) == 5 and len(specs) == 5 * 6
+    assert len({s.pairing for s in specs}) == 5 and len(specs) == 5 * 6
     together = collections.Counter()
     against = collections.Counter()
     for (table, _), group in by_set(specs).items():
@@ -89,7 +90,7 @@ def test_the_schedule_is_a_pure_function_of_the_config():
     assert len({s.match_id for s in a}) == len(a)
     c = table_schedule(POOL, 4, "round-robin", 2, root=12)
     assert {s.seed for s in a}.isdisjoint({s.seed for s in c})
-    assert [s.set_index for s in a] == sorted(s.set_index for s in a)  # set-major
+    assert [s.pair_index for s in a] == sorted(s.pair_index for s in a)  # set-major
 
 
 @pytest.mark.parametrize("preset", [p for p in ALL_PRESETS if get_variant(p).players > 2])

@@ -102,8 +102,8 @@ def test_opening_an_old_store_to_write_migrates_it_and_nothing_read_from_it_chan
         want = (s.matches(), s.deals(), s.runs(), s.agents(), s.config, s.result_counts(), s.deal_counts())
         want_match = s.match("greedy~heuristic#0.1")
     with Store(path) as s:  # opened to write, as a resumed tournament or a merge does
-        assert s.version == str(SCHEMA_VERSION) == "3"
-    assert version(path) == "3"
+        assert s.version == str(SCHEMA_VERSION) == "4"
+    assert version(path) == "4"
     assert raw(path, "PRAGMA integrity_check") == [("ok",)]
     with Store(path, create=False) as s:
         got = (s.matches(), s.deals(), s.runs(), s.agents(), s.config, s.result_counts(), s.deal_counts())
@@ -118,7 +118,8 @@ def test_opening_an_old_store_to_write_migrates_it_and_nothing_read_from_it_chan
         assert export(path, fmt, tmp_path / fmt) == fixture_export(fmt)
     tables = {r[0] for r in raw(path, "SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert tables == {"meta", "runs", "agents", "match_rows", "deal_rows", "action_codes"}
-    assert {r[0] for r in raw(path, "SELECT name FROM sqlite_master WHERE type = 'view'")} == {"matches", "deals"}
+    views = {r[0] for r in raw(path, "SELECT name FROM sqlite_master WHERE type = 'view'")}
+    assert views == {"matches", "deals", "table_matches", "table_deals"}
     assert {r[0] for r in raw(path, "SELECT typeof(actions) FROM deal_rows")} == {"blob"}
     assert {r[0] for r in raw(path, "SELECT typeof(latencies) FROM matches")} == {"blob"}
     # the actions are one byte each: every one is a built-in action
@@ -149,7 +150,7 @@ def test_a_resumed_tournament_migrates_an_old_store_and_plays_only_what_is_missi
     p = arena(*TOURNAMENT, "--store", str(path), "--resume")
     assert p.returncode == 0, p.stderr
     assert "4 matches played now, 12 of 12" in p.stdout
-    assert version(path) == "3"
+    assert version(path) == "4"
     got = export(path, "jsonl", tmp_path / "got")
     want = fixture_export("jsonl")
     lines = {t: got[t].decode().splitlines() for t in got}
@@ -182,18 +183,19 @@ def test_a_store_of_a_future_version_is_refused_in_one_line_naming_the_file(tmp_
     path = copy_fixture(tmp_path)
     db = sqlite3.connect(path)
     with db:
-        db.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+        db.execute("UPDATE meta SET value = '5' WHERE key = 'schema_version'")
     db.close()
     before = digest(path)
     for command in (["export", str(path), "-o", str(tmp_path / "out")], ["ratings", str(path)]):
         p = arena(*command)
         assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
         assert p.stderr.strip() == (
-            f"arena: error: {path}: store schema version 4, written by a newer arena; this one reads versions 1, 2, 3"
+            f"arena: error: {path}: store schema version 5, written by a newer arena; this one reads versions "
+            "1, 2, 3, 4"
         )
-    with pytest.raises(StoreError, match="store schema version 4"):
+    with pytest.raises(StoreError, match="store schema version 5"):
         Store(path)  # opened to write: refused too, and not touched
-    assert digest(path) == before and version(path) == "4"
+    assert digest(path) == before and version(path) == "5"
 
 
 def test_a_migration_that_fails_halfway_leaves_the_old_store_as_it_was(tmp_path, monkeypatch):
@@ -219,7 +221,7 @@ def test_a_migration_that_fails_halfway_leaves_the_old_store_as_it_was(tmp_path,
     assert tables == {"meta", "runs", "agents", "matches", "deals"}
     assert export(path, "jsonl", tmp_path / "j") == fixture_export("jsonl")
     with Store(path) as s:  # and the next writer migrates it
-        assert s.version == "3" and s.count() == 12
+        assert s.version == "4" and s.count() == 12
 
 
 # -- new action strings, codes and latencies ---------------------------------------------------
@@ -383,3 +385,70 @@ def test_merging_translates_action_codes_between_stores(tmp_path):
     first_new = len(BUILTIN_ACTIONS) + 1
     assert raw(a, "SELECT action FROM action_codes WHERE code = ?", (first_new,)) == [("only:a",)]
     assert raw(b, "SELECT action FROM action_codes WHERE code = ?", (first_new,)) == [("only:b",)]
+
+
+# -- version 3 (two-handed only) to version 4 (tables) ---------------------------------------------
+#
+# ``fixtures/store-v3/`` was made by the release before version 4 (commit 9277d25): the same
+# tournament as store-v2 (random, greedy, heuristic, 2 pairs, seed 11), its export as CSV and
+# JSON lines from that code.
+FIXTURE_3 = FIXTURE.parent / "store-v3"
+
+
+def copy_fixture_3(tmp_path: Path) -> Path:
+    path = tmp_path / "v3.sqlite"
+    shutil.copy(FIXTURE_3 / "rr.sqlite", path)
+    path.chmod(0o600)
+    return path
+
+
+def fixture_3_export(fmt: str) -> dict[str, bytes]:
+    return {t: (FIXTURE_3 / f"export-{fmt}" / f"{t}.{fmt}").read_bytes() for t in ("matches", "deals")}
+
+
+def test_a_version_3_store_opened_to_write_becomes_version_4_and_reads_and_exports_as_before(tmp_path):
+    path = copy_fixture_3(tmp_path)
+    assert version(path) == "3"
+    before = digest(path)
+    for fmt in ("csv", "jsonl"):  # read as it is
+        assert export(path, fmt, tmp_path / f"r{fmt}") == fixture_3_export(fmt)
+    assert digest(path) == before and version(path) == "3"
+    def everything(s: Store) -> tuple:
+        return s.matches(), s.deals(), s.result_counts(), s.pair_counts(), s.deal_counts(), s.match("random~greedy#1.1")
+
+    with Store(path, create=False) as s:
+        want = everything(s)
+    v3_sql = ("SELECT * FROM matches ORDER BY id", "SELECT * FROM deals ORDER BY match_id, deal")
+    v3_rows = [raw(path, q) for q in v3_sql]
+    with Store(path) as s:  # opened to write, as a resumed tournament or a merge does
+        assert s.version == "4" and s.players == 2
+    assert version(path) == "4" and raw(path, "PRAGMA integrity_check") == [("ok",)]
+    with Store(path, create=False) as s:
+        assert everything(s) == want and s.table_counts() == []
+    for fmt in ("csv", "jsonl"):
+        assert export(path, fmt, tmp_path / f"w{fmt}") == fixture_3_export(fmt)
+    assert [raw(path, q) for q in v3_sql] == v3_rows  # SQL written for version 3 reads what it did
+    # the new columns are there, NULL in every two-handed row
+    assert raw(path, "SELECT count(*) FROM table_matches WHERE players IS NULL AND seat2 IS NULL") == [(12,)]
+    assert raw(path, "SELECT count(*) FROM table_deals WHERE gain0 IS NULL AND bidder IS NULL") == [(47,)]
+
+
+def test_a_resumed_tournament_on_a_version_3_store_plays_only_what_is_missing(tmp_path):
+    fresh = tmp_path / "fresh.sqlite"
+    assert arena(*TOURNAMENT, "--store", str(fresh)).returncode == 0
+    path = copy_fixture_3(tmp_path)
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("DELETE FROM deal_rows WHERE match_n IN (SELECT n FROM match_rows WHERE idx >= 9)")
+        db.execute("DELETE FROM match_rows WHERE idx >= 9")
+        for name, content_hash, folder in raw(fresh, "SELECT name, content_hash, folder FROM agents"):
+            db.execute("UPDATE agents SET content_hash = ?, folder = ? WHERE name = ?", (content_hash, folder, name))
+    db.close()
+    p = arena(*TOURNAMENT, "--store", str(path), "--resume")
+    assert p.returncode == 0, p.stderr
+    assert "3 matches played now, 12 of 12" in p.stdout and version(path) == "4"
+    got = export(path, "jsonl", tmp_path / "got")["matches"].decode().splitlines()
+    assert got[:9] == fixture_3_export("jsonl")["matches"].decode().splitlines()[:9]
+    with Store(path, create=False) as s, Store(fresh, create=False) as f:
+        games = ("id", "winner", "score0", "score1", "deals")
+        assert [tuple(r.values()) for r in s.matches(games)] == [tuple(r.values()) for r in f.matches(games)]

@@ -126,12 +126,12 @@ def run(args: argparse.Namespace) -> int:
     tc_flags = time_control_overrides(args)
     overrides = {"format": "head-to-head", "agents": [args.new, args.old], "pairs": pairs, "seed": args.seed,
                  "secret_file": args.secret_file, "variant": args.variant, "concurrency": args.concurrency}  # fmt: skip
-    cfg = load_config(None, overrides, tc_flags)
+    cfg = load_config(None, overrides, tc_flags, tables=False)
     new, old = cfg.names
     if args.store is None:
-        cfg = load_config(None, {**overrides, "name": f"compare-{new}-vs-{old}"}, tc_flags)
+        cfg = load_config(None, {**overrides, "name": f"compare-{new}-vs-{old}"}, tc_flags, tables=False)
     else:
-        cfg = load_config(None, {**overrides, "store": args.store}, tc_flags)
+        cfg = load_config(None, {**overrides, "store": args.store}, tc_flags, tables=False)
     settings = {"new": new, "old": old, "elo0": args.elo0, "elo1": args.elo1, "alpha": args.alpha,
                 "beta": args.beta, "max_pairs": pairs, "fixed": args.fixed is not None,
                 "model": args.model}  # fmt: skip

@@ -35,6 +35,8 @@ def run(args: argparse.Namespace) -> int:
     # Counted in SQL (a few rows per pairing, however many matches: memory stays flat);
     # the bootstrap alone reads the results match by match, and only their light columns.
     with Store(args.store, create=False) as store:
+        if store.players > 2:
+            return run_tables(args, store)
         counts = store.result_counts()
         pair_counts = store.pair_counts()
         rows = store.results() if args.bootstrap > 0 else None
@@ -82,4 +84,55 @@ def run(args: argparse.Namespace) -> int:
     if boot is not None:
         print(f"\nbootstrap over duplicate pairs ({args.bootstrap} rescaled resamples; 95% intervals elo +- 1.96 SE):")
         print(boot.to_frame().to_string(index=False, float_format=lambda x: f"{x:.1f}"))
+    return 0
+
+
+def _anchor(args: argparse.Namespace, names: list[str]) -> tuple[str | None, float]:
+    """``--anchor NAME[=ELO]`` checked against the store's agents."""
+    if not args.anchor:
+        return None, 0.0
+    anchor, _, value = args.anchor.partition("=")
+    if anchor not in names:
+        raise UserError(f"--anchor: no agent {anchor!r} in this store (agents: {', '.join(names)})")
+    try:
+        return anchor, float(value) if value else 0.0
+    except ValueError:
+        raise UserError(f"--anchor: expected NAME or NAME=ELO, got {args.anchor!r}") from None
+
+
+def run_tables(args: argparse.Namespace, store: Store) -> int:
+    """The ratings of a three- or four-handed tournament: each agent's own strength from
+    team results (a team is the sum of its members) or from orders of finish
+    (Plackett-Luce), counted in SQL (`arena.stats.table_rating`)."""
+    from ..stats.rating import DEFAULT_PRIOR
+    from ..stats.table_rating import fit_table_counts
+
+    if args.bootstrap > 0:
+        raise UserError("--bootstrap: resamples duplicate pairs of two-handed matches; a table's ratings have "
+                        "their standard errors from the fit (leave --bootstrap out)")  # fmt: skip
+    counts = store.table_counts()
+    names = list((store.config or {}).get("agents", []))
+    variant = (store.config or {}).get("variant", {}).get("name", "?")
+    played = sum(c["count"] for c in counts)
+    anchor, anchor_elo = _anchor(args, names)
+    prior = DEFAULT_PRIOR if args.prior is None else args.prior
+    if prior < 0 or math.isnan(prior):
+        raise UserError(f"--prior: must be zero or more, got {args.prior}")
+    try:
+        ratings = fit_table_counts(counts, names, prior=prior, anchor=anchor, anchor_elo=anchor_elo)
+    except ValueError as e:  # prior 0 and no maximum (an unbeaten agent, a split pool)
+        raise UserError(f"--prior {prior:g}: {e}") from None
+    if args.json:
+        out = {
+            "store": str(args.store),
+            "variant": variant,
+            "matches": played,
+            "reference": ratings.reference,
+            "prior": ratings.prior,
+            "ratings": _records(ratings.to_frame()),
+        }
+        print(json.dumps(out, indent=1, default=float, allow_nan=False))
+        return 0
+    print(f"{args.store}: {played} matches of {variant}")
+    print(ratings.format_table())
     return 0

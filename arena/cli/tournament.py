@@ -22,7 +22,7 @@ import trio
 
 from .. import __version__
 from ..errors import UserError
-from ..game import PRESETS
+from ..game import ALL_PRESETS
 from ..report.progress import EventLog, Progress, interrupted, match_event
 from ..results.standings import format_standings, standings
 from ..results.store import Store
@@ -30,6 +30,7 @@ from ..runtime.agents import MANIFEST, build_all, load_manifest, resolve
 from ..runtime.sandbox import Sandbox, private
 from ..tournament.runner import Finished, run_tournament, write_finished
 from ..tournament.schedule import FORMATS, TournamentConfig, load_config, shard
+from ..tournament.seating import SEATINGS
 from ..tournament.secret import bind_tournament, explicit_seed_warning
 from .options import add_cluster, add_sandbox, add_time_control_overrides, sandbox_policy, time_control_overrides
 
@@ -45,7 +46,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--format", choices=FORMATS, help="who meets whom (default: round-robin)")
     g.add_argument("--agents", help="comma-separated agent names or folders (arena agents lists the names)")
     g.add_argument("--challenger", help="gauntlet: the agent that meets all the others")
-    g.add_argument("--pairs", type=int, help="duplicate pairs per pairing, two matches each (default: 10)")
+    g.add_argument(
+        "--pairs", type=int,
+        help="duplicate pairs per pairing, two matches each; at a table, deck sets per table, each deck played in "
+        "every seating (default: 10)",
+    )  # fmt: skip
     g.add_argument(
         "--seed", type=int,
         help="a plain root seed: the same deals on every run, for trusted agents only (default: a secret of 128 "
@@ -56,7 +61,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="the root seed is the secret in FILE (as arena secret STORE prints it): shards of one tournament, "
         "or a replay of a published one",
     )  # fmt: skip
-    g.add_argument("--variant", help=f"rule preset: {' or '.join(PRESETS)} (default: sixty-six)")
+    g.add_argument(
+        "--variant",
+        help=f"rule preset: {', '.join(ALL_PRESETS)} (default: sixty-six); a three- or four-handed one plays tables "
+        "(docs/tournaments.md)",
+    )  # fmt: skip
+    g.add_argument(
+        "--seating", choices=SEATINGS,
+        help="three-handed tables: each deck in every rotation of the table (default) or every permutation",
+    )
     g.add_argument("--concurrency", type=int, help="matches in flight (default: the CPU count, at least 2)")
     g.add_argument("--store", help="the SQLite results file (default: reports/NAME.sqlite)")
     add_time_control_overrides(p)
@@ -87,6 +100,7 @@ def config_from_args(args: argparse.Namespace) -> TournamentConfig:
         "concurrency": args.concurrency,
         "store": args.store,
         "cluster": args.cluster,
+        "seating": args.seating,
     }
     tc_flags = time_control_overrides(args)
     if args.config is None and not args.agents:
@@ -122,6 +136,7 @@ def config_from_store(path: Path, overrides: dict[str, Any], tc_flags: dict[str,
         "seed": None if identity["seed"] == "secret" else identity["seed"],
         "variant": identity["variant"],
         "store": str(path),
+        "seating": identity.get("seating"),
     }
     flagged = {k: v for k, v in overrides.items() if v is not None}
     if "secret_file" in flagged:
@@ -313,7 +328,7 @@ def run_config(
             progress.draw()
         ids = {s.match_id for s in specs}
         table = standings([r for r in store.matches() if r["id"] in ids], cfg.names)
-        print(format_standings(table))
+        print(format_standings(table, tables=cfg.players > 2))
         print(f"\n{played} matches played now, {progress.done} of {len(specs)} in the store: {cfg.store}")
         lost = len(ids & store.unplayed_ids())
     if report:

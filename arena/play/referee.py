@@ -48,6 +48,9 @@ class DealRecord:
     seats: list[int] | None = None
     #: Three- and four-handed: what each side gained (stakes, marks; may be negative).
     scores: list | None = None
+    #: The bidding forms: the seat that made the contract, and its bid (None: no contract).
+    bidder: int | None = None
+    bid: int | None = None
 
 
 @dataclasses.dataclass
@@ -253,6 +256,8 @@ async def play_match(
                     tricks=list(r.tricks),
                     seats=list(seats) if variant.form == "dealer_sits_out" else None,
                     scores=list(r.scores) if hasattr(r, "scores") else None,
+                    bidder=getattr(r, "bidder", None),
+                    bid=r.bid if getattr(r, "bidder", None) is not None else None,
                 )
             )
             emit("deal_end", {"deal": deal_no, "result": r, "score": list(match.score), "seats": seats})

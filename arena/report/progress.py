@@ -16,7 +16,7 @@ import os
 import sys
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -52,7 +52,7 @@ def match_event(f: Finished) -> dict[str, Any]:
         "pair": f.spec.pair_index,
         "game": f.spec.game,
         "seats": list(f.spec.seats),
-        "winner": f.spec.seats[r.winner] if r.winner is not None else None,
+        "winner": _winner_name(f.spec.seats, r.winner, r.kind),
         "score": r.score,
         "margin": r.margin,
         "deals": len(r.deals),
@@ -60,7 +60,15 @@ def match_event(f: Finished) -> dict[str, Any]:
         "forfeit": {"seat": r.forfeit.seat, "agent": f.spec.seats[r.forfeit.seat], "fault": r.forfeit.code}
         if r.forfeit
         else None,
+        **({"kind": r.kind, "places": r.places} if len(f.spec.seats) > 2 else {}),
     }
+
+
+def _winner_name(seats: Sequence[str], winner: int | None, kind: str) -> str | None:
+    """Who won: a seat's agent, or a team's agents joined by "+" (team t: seats t, t + 2)."""
+    if winner is None:
+        return None
+    return "+".join(seats[winner::2]) if kind == "team" else seats[winner]
 
 
 class Progress:
@@ -86,16 +94,11 @@ class Progress:
         self.played += 1
         if r.forfeit:
             self.faults[r.forfeit.code] += 1
-        self.rows.append(
-            {
-                "seat0": f.spec.seats[0],
-                "seat1": f.spec.seats[1],
-                "winner": r.winner,
-                "score0": r.score[0],
-                "score1": r.score[1],
-                "forfeit_seat": r.forfeit.seat if r.forfeit else None,
-            }
-        )
+        row = {f"seat{s}": name for s, name in enumerate(f.spec.seats)}
+        row.update({f"score{s}": x for s, x in enumerate(r.score)})
+        row.update({f"place{s}": x for s, x in enumerate(r.places or ())})
+        row.update(winner=r.winner, kind=r.kind, forfeit_seat=r.forfeit.seat if r.forfeit else None)
+        self.rows.append(row)
 
     def status(self) -> str:
         elapsed = max(time.monotonic() - self.t0, 1e-9)
@@ -108,7 +111,7 @@ class Progress:
         return f"[{bar}] {self.done}/{self.total} {100 * frac:.0f}%  {rate:.1f} matches/s  ETA {eta}  faults: {faults}"
 
     def table(self) -> str:
-        return format_standings(standings(self.rows, self.names))
+        return format_standings(standings(self.rows, self.names), tables=any("seat2" in r for r in self.rows))
 
     def draw(self) -> None:
         if self.tty:

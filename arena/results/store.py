@@ -70,9 +70,9 @@ from typing import Any
 from ..errors import UserError
 from ..play.referee import MatchRecord
 
-SCHEMA_VERSION = 3
-#: Versions this code opens: versions 1 and 2 are read as they are, and migrated when opened to write.
-_READABLE = ("1", "2", "3")
+SCHEMA_VERSION = 4
+#: Versions this code opens: versions 1 to 3 are read as they are, and migrated when opened to write.
+_READABLE = ("1", "2", "3", "4")
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -143,16 +143,41 @@ CREATE VIEW IF NOT EXISTS deals AS
 CREATE VIEW IF NOT EXISTS matches AS SELECT {", ".join(MATCH_NAMES)} FROM match_rows;
 """
 
+#: Version 4's columns for the three- and four-handed games, added to version 3's tables
+#: (NULL in a two-handed match's row, so version 3's readers and SQL read those as before).
+#: A match: how many ``players`` (NULL: 2), what ``winner`` is (``kind``: "team" for a
+#: partnership, the winning team's index; "order" for an order of finish; NULL: a seat),
+#: the third and fourth seats, every seat's place (1 = first, equal places shared), the
+#: third side's score, the third and fourth seats' counts, latency and CPU statistics,
+#: and whether a deal limit ``adjudicated`` the match. A deal: the third side's card
+#: points and tricks, what each side gained (``gain0..2``: stakes or marks, may be negative
+#: or halves), the contract (``bidder``, a seat, and ``bid``) and, in dealer-sits-out,
+#: ``seat_map``: the match seats holding the deal's seats 0 and 1 ("1 2").
+MATCH_COLUMNS_4: tuple[tuple[str, str], ...] = (
+    ("players", "INTEGER"), ("kind", "TEXT"), ("seat2", "TEXT"), ("seat3", "TEXT"),
+    ("place0", "INTEGER"), ("place1", "INTEGER"), ("place2", "INTEGER"), ("place3", "INTEGER"),
+    ("score2", "REAL"), ("decisions2", "INTEGER"), ("decisions3", "INTEGER"),
+    ("latency_mean2", "REAL"), ("latency_mean3", "REAL"), ("latency_max2", "REAL"), ("latency_max3", "REAL"),
+    ("cpu_ms2", "REAL"), ("cpu_ms3", "REAL"), ("adjudicated", "INTEGER"),
+)  # fmt: skip
+DEAL_COLUMNS_4: tuple[tuple[str, str], ...] = (
+    ("points2", "INTEGER"), ("tricks2", "INTEGER"), ("gain0", "REAL"), ("gain1", "REAL"), ("gain2", "REAL"),
+    ("bidder", "INTEGER"), ("bid", "INTEGER"), ("seat_map", "TEXT"),
+)  # fmt: skip
+
 #: What readers get from ``deals`` whatever the version: version 2's columns, with the
-#: match's text id and the actions as space-separated text (name, declared type, nullable).
+#: match's text id and the actions as space-separated text (name, declared type, nullable),
+#: then version 4's (a store of an older version has only the first 13).
 DEAL_COLUMNS: tuple[tuple[str, str, bool], ...] = (
     ("match_id", "TEXT", False), ("deal", "INTEGER", False), ("seed", "INTEGER", False),
     ("dealer", "INTEGER", False), ("winner", "INTEGER", True), ("game_points", "INTEGER", False),
     ("carried", "INTEGER", False), ("reason", "TEXT", False), ("points0", "INTEGER", True),
     ("points1", "INTEGER", True), ("tricks0", "INTEGER", True), ("tricks1", "INTEGER", True),
-    ("actions", "TEXT", False),
+    ("actions", "TEXT", False), *((name, kind, True) for name, kind in DEAL_COLUMNS_4),
 )  # fmt: skip
 _DEAL_NAMES = [name for name, _, _ in DEAL_COLUMNS]
+#: Version 3's deal columns (``actions`` last), what a store before version 4 has.
+_DEAL_NAMES_3 = _DEAL_NAMES[:13]
 
 #: Matches lost before play: a forfeit with no deal played (see `Store.unplayed_ids`).
 _UNPLAYED = "fault IS NOT NULL AND fault_deal IS NULL AND deals = 0"
@@ -161,7 +186,8 @@ _UNPLAYED = "fault IS NOT NULL AND fault_deal IS NULL AND deals = 0"
 #: comparing two runs of one config).
 TIMING_COLUMNS = (
     "run_id", "latency_mean0", "latency_mean1", "latency_max0", "latency_max1", "cpu_ms0", "cpu_ms1",
-    "started", "finished", "latencies", "cpu",
+    "started", "finished", "latencies", "cpu", "latency_mean2", "latency_mean3", "latency_max2", "latency_max3",
+    "cpu_ms2", "cpu_ms3",
 )  # fmt: skip
 
 
@@ -312,6 +338,71 @@ def _codes(blob: bytes) -> list[int]:
         else:
             out.append(c)
             c, shift = 0, 0
+    return out
+
+
+def match_row(
+    index: int, match_id: str, pairing: str, pair_index: int, game: int, seats: Sequence[str], record: MatchRecord,
+    run_id: int | None, started: float, finished: float,
+) -> dict[str, Any]:  # fmt: skip
+    """A match's row (column -> value, seed signed) from the referee's record: version
+    3's columns for two seats; at a table also version 4's (`MATCH_COLUMNS_4`). A team's
+    ``winner_name`` is its members' names joined by "+" (team ``t``: seats ``t`` and ``t + 2``)."""
+    r, f, n = record, record.forfeit, len(seats)
+    if r.winner is None:
+        winner_name = None
+    elif r.kind == "team":
+        winner_name = "+".join(seats[s] for s in range(r.winner, n, 2))
+    else:
+        winner_name = seats[r.winner]
+    row: dict[str, Any] = {
+        "id": match_id, "idx": index, "run_id": run_id, "pairing": pairing, "pair_index": pair_index,
+        "game": game, "seat0": seats[0], "seat1": seats[1], "seed": _u64(r.seed), "winner": r.winner,
+        "winner_name": winner_name, "score0": r.score[0], "score1": r.score[1], "margin": r.margin,
+        "forfeit_seat": f.seat if f else None, "fault": f.code if f else None, "fault_detail": f.detail if f else None,
+        "fault_deal": f.deal if f else None, "deals": len(r.deals), "started": started, "finished": finished,
+        "latencies": pack_ms(r.latency_ms), "cpu": pack_ms(r.cpu_ms),
+    }  # fmt: skip
+    for s in range(n):
+        xs = r.latency_ms[s]
+        cpu = [x for x in r.cpu_ms[s] if x is not None]
+        row[f"decisions{s}"] = len(xs)
+        row[f"latency_mean{s}"] = round(statistics.fmean(xs), 3) if xs else None
+        row[f"latency_max{s}"] = round(max(xs), 3) if xs else None
+        row[f"cpu_ms{s}"] = round(sum(cpu), 3) if cpu else None
+    if n > 2:
+        row.update(players=n, kind=r.kind, adjudicated=int(r.adjudicated))
+        for s in range(2, n):
+            row[f"seat{s}"] = seats[s]
+        for s, place in enumerate(r.places or ()):
+            row[f"place{s}"] = place
+        if len(r.score) > 2:
+            row["score2"] = r.score[2]
+    elif r.adjudicated:
+        row["adjudicated"] = 1
+    return row
+
+
+def deal_rows(record: MatchRecord) -> list[dict[str, Any]]:
+    """A match's deals as rows (`DEAL_COLUMNS` but ``match_id``; seed signed, the actions
+    a list): per side at a table (a seat, or a team), with the contract and the seat map."""
+    out = []
+    for k, d in enumerate(record.deals):
+        row: dict[str, Any] = {
+            "deal": k, "seed": _u64(d.seed), "dealer": d.dealer, "winner": d.winner, "game_points": d.game_points,
+            "carried": d.carried, "reason": d.reason, "actions": d.actions,
+        }  # fmt: skip
+        for side, x in enumerate(d.points[:3]):
+            row[f"points{side}"] = x
+        for side, x in enumerate(d.tricks[:3]):
+            row[f"tricks{side}"] = x
+        for side, x in enumerate((d.scores or ())[:3]):
+            row[f"gain{side}"] = x
+        if d.bidder is not None:
+            row.update(bidder=d.bidder, bid=d.bid)
+        if d.seats is not None:
+            row["seat_map"] = " ".join(map(str, d.seats))
+        out.append(row)
     return out
 
 
@@ -476,14 +567,14 @@ class Store:
             if not create:
                 self.db.close()
                 raise StoreError(f"{self.path}: not a results store (no schema version)")
-            self._create_3()
+            self._create()
         elif version not in _READABLE:
             self.db.close()
             raise StoreError(
                 f"{self.path}: store schema version {version}, written by a newer arena; this one reads versions "
                 f"{', '.join(_READABLE)}"
             )
-        #: The store's schema version, as text; a version 1 or 2 store is migrated when
+        #: The store's schema version, as text; a store of an older version is migrated when
         #: opened to write (``create``) or written to (`write_match`), whichever comes first.
         self.version = version or str(SCHEMA_VERSION)
         #: ``action_codes`` as read (code -> action; index 0 unused), and its inverse.
@@ -494,7 +585,21 @@ class Store:
 
     @property
     def _v3(self) -> bool:
-        return self.version == "3"
+        """Matches and deals in version 3's tables (``match_rows``, ``deal_rows``): versions 3 and 4."""
+        return self.version in ("3", "4")
+
+    @property
+    def players(self) -> int:
+        """Seats at a match of this store: its config's variant's (2 without a config)."""
+        variant = (self.config or {}).get("variant")
+        players = variant.get("players", 2) if isinstance(variant, dict) else 2
+        return players if isinstance(players, int) else 2
+
+    @property
+    def _deal_names(self) -> list[str]:
+        """The `DEAL_COLUMNS` readers get: version 4's only in a store of the three- and
+        four-handed games (so a two-handed store reads and exports as it did in version 3)."""
+        return _DEAL_NAMES if self.version == "4" and self.players > 2 else _DEAL_NAMES_3
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -508,11 +613,30 @@ class Store:
             self._rollback()
             raise
 
-    def _create_3(self) -> None:
-        """A new store's version 3 tables, with the built-in action codes."""
+    def _create(self) -> None:
+        """A new store's tables (version 3's with version 4's columns), with the built-in action codes."""
         with self._transaction():
             self._create_tables_3()
+            self._add_columns_4()
             self._set_meta("schema_version", str(SCHEMA_VERSION))
+
+    def _add_columns_4(self) -> None:
+        """Version 4's columns added to version 3's tables (nullable: cheap, rows untouched),
+        and the views ``table_matches`` and ``table_deals``: ``matches`` and ``deals`` with
+        them (``matches`` and ``deals`` stay as they were, for SQL written for them); in the
+        caller's transaction."""
+        for name, kind in MATCH_COLUMNS_4:
+            self.db.execute(f"ALTER TABLE match_rows ADD COLUMN {name} {kind}")
+        for name, kind in DEAL_COLUMNS_4:
+            self.db.execute(f"ALTER TABLE deal_rows ADD COLUMN {name} {kind}")
+        listed = ", ".join((*MATCH_NAMES, *(name for name, _ in MATCH_COLUMNS_4)))
+        self.db.execute(f"CREATE VIEW IF NOT EXISTS table_matches AS SELECT {listed} FROM match_rows")
+        extra = ", ".join(f"d.{name}" for name, _ in DEAL_COLUMNS_4)
+        self.db.execute(
+            "CREATE VIEW IF NOT EXISTS table_deals AS SELECT m.id AS match_id, d.deal, d.seed, d.dealer, d.winner, "
+            "d.game_points, d.carried, d.reason, d.points0, d.points1, d.tricks0, d.tricks1, "
+            f"{_DECODE_SQL} AS actions, {extra} FROM deal_rows d JOIN match_rows m ON m.n = d.match_n"
+        )
 
     def _create_tables_3(self) -> None:
         """Version 3's tables, index and view, and the built-in action codes, in the caller's
@@ -526,10 +650,19 @@ class Store:
         )
 
     def _migrate(self) -> None:
-        """Bring a version 1 or 2 store to version 3, in one transaction: the same matches
-        in the same rows (their rowids become ``n``), latencies and CPU times repacked
-        (`pack_ms`), every deal keyed by its match's ``n`` with its actions as codes. The
-        space freed is reused by later writes (``VACUUM`` gives it back to the disk)."""
+        """Bring an older store to version 4, in one transaction. From version 3: version
+        4's columns added (NULL in every row: all its matches are two-handed). From version
+        1 or 2, first version 3's tables: the same matches in the same rows (their rowids
+        become ``n``), latencies and CPU times repacked (`pack_ms`), every deal keyed by its
+        match's ``n`` with its actions as codes. The space freed is reused by later writes
+        (``VACUUM`` gives it back to the disk)."""
+        if self.version == "3":
+            with self._transaction():
+                self._add_columns_4()
+                self._set_meta("schema_version", str(SCHEMA_VERSION))
+            self.version = str(SCHEMA_VERSION)
+            self._names.clear()
+            return
         codes = dict(zip(BUILTIN_ACTIONS, range(1, len(BUILTIN_ACTIONS) + 1), strict=True))
         extra: list[str] = []
 
@@ -552,7 +685,7 @@ class Store:
         names = self._table_names("matches")
         listed = ", ".join(names)
         repacked = ", ".join(f"repack({c})" if c in ("latencies", "cpu") else c for c in names)
-        deal_names = ", ".join(f"d.{c}" for c in _DEAL_NAMES[1:-1])
+        deal_names = ", ".join(f"d.{c}" for c in _DEAL_NAMES_3[1:-1])
         with self._transaction():
             self.db.execute("ALTER TABLE matches RENAME TO matches_2")
             self.db.execute("ALTER TABLE deals RENAME TO deals_2")
@@ -566,6 +699,7 @@ class Store:
             )
             self.db.execute("DROP TABLE deals_2")
             self.db.execute("DROP TABLE matches_2")
+            self._add_columns_4()
             self.db.executemany(
                 "INSERT INTO action_codes (code, action) VALUES (?, ?)",
                 [(codes[a], a) for a in extra],
@@ -576,12 +710,21 @@ class Store:
         self._names.clear()
 
     def _table_names(self, table: str) -> list[str]:
-        """A table's stored column names, in order (version 3's ``match_rows`` for ``matches``,
-        its key ``n`` left out)."""
+        """A table's column names as readers get them, in order (version 3's ``match_rows``
+        for ``matches``, its key ``n`` left out; version 4's columns only in a store of the
+        three- and four-handed games, see `_deal_names`)."""
         if table not in self._names:
-            rows = self.db.execute(f"PRAGMA table_info({self._m if table == 'matches' else table})")
-            self._names[table] = [r[1] for r in rows if r[1] != "n"]
+            names = self._stored_names(table)
+            if table == "matches" and self.players == 2:
+                table4 = {name for name, _ in MATCH_COLUMNS_4}
+                names = [c for c in names if c not in table4]
+            self._names[table] = names
         return self._names[table]
+
+    def _stored_names(self, table: str) -> list[str]:
+        """A table's stored column names, in order (``n`` left out)."""
+        rows = self.db.execute(f"PRAGMA table_info({self._m if table == 'matches' else table})")
+        return [r[1] for r in rows if r[1] != "n"]
 
     @property
     def _m(self) -> str:
@@ -669,6 +812,7 @@ class Store:
         if have is None:
             self._set_meta("config_hash", config_hash)
             self._set_meta("config", json.dumps(config, sort_keys=True))
+            self._names.clear()  # the columns readers get depend on the config's players
         elif have != config_hash:
             raise StoreError(
                 f"{self.path} holds a tournament with another config (hash {have[:12]}, this one {config_hash[:12]}); "
@@ -822,36 +966,15 @@ class Store:
         finished: float,
     ) -> None:
         """Write one match and its deals atomically. A match of that id already stored
-        is replaced if it was lost before play (`unplayed_ids`), else refused."""
-        if self.version != str(SCHEMA_VERSION):  # a version 1 or 2 store opened to read, and now written
+        is replaced if it was lost before play (`unplayed_ids`), else refused. ``seats``:
+        two agents, or three or four at a table (``pairing`` is then the table, and
+        ``pair_index`` its deck set)."""
+        if self.version != str(SCHEMA_VERSION):  # an older store opened to read, and now written
             self._migrate()
-        r = record
-        f = r.forfeit
-
-        def lat(seat: int, fn: Any) -> float | None:
-            xs = r.latency_ms[seat]
-            return round(fn(xs), 3) if xs else None
-
-        cpu = [
-            round(sum(x for x in r.cpu_ms[s] if x is not None), 3) if any(x is not None for x in r.cpu_ms[s]) else None
-            for s in (0, 1)
-        ]
-        row = (
-            match_id, index, run_id, pairing, pair_index, game, seats[0], seats[1], _u64(r.seed), r.winner,
-            seats[r.winner] if r.winner is not None else None, r.score[0], r.score[1], r.margin,
-            f.seat if f else None, f.code if f else None, f.detail if f else None, f.deal if f else None,
-            len(r.deals), len(r.latency_ms[0]), len(r.latency_ms[1]),
-            lat(0, statistics.fmean), lat(1, statistics.fmean), lat(0, max), lat(1, max), cpu[0], cpu[1],
-            started, finished, pack_ms(r.latency_ms), pack_ms(r.cpu_ms),
-        )  # fmt: skip
-        deals = [
-            (k, _u64(d.seed), d.dealer, d.winner, d.game_points, d.carried, d.reason, d.points[0], d.points[1],
-             d.tricks[0], d.tricks[1], d.actions)
-            for k, d in enumerate(r.deals)
-        ]  # fmt: skip
         try:
             with self._transaction():
-                self._insert(match_id, row, deals, replace_unplayed=True)
+                self._insert(match_id, match_row(index, match_id, pairing, pair_index, game, seats, record,
+                                                 run_id, started, finished), deal_rows(record), replace_unplayed=True)
         except sqlite3.IntegrityError:
             raise StoreError(f"{self.path}: match {match_id} is already recorded") from None
         self.written.append(match_id)
@@ -865,26 +988,33 @@ class Store:
     def _insert(
         self,
         match_id: str,
-        row: Sequence[Any],
-        deals: Sequence[Sequence[Any]],
+        row: dict[str, Any],
+        deals: Sequence[dict[str, Any]],
         *,
         replace_unplayed: bool = False,
     ) -> None:
-        """Insert a match row (version 2's columns, seed signed) and its deals (``deal``,
-        ``seed`` signed, ..., the actions as a list of strings), in the caller's transaction;
-        first delete the match of that id if it was lost before play and ``replace_unplayed``."""
+        """Insert a match row (columns by name, seed signed; those this store lacks must be
+        None) and its deals (`DEAL_COLUMNS` by name but ``match_id``, seed signed, the
+        actions a list of strings), in the caller's transaction; first delete the match of
+        that id if it was lost before play and ``replace_unplayed``."""
         if replace_unplayed:
             gone = self.db.execute(f"SELECT n FROM match_rows WHERE id = ? AND {_UNPLAYED}", (match_id,)).fetchone()
             if gone:
                 self.db.execute("DELETE FROM deal_rows WHERE match_n = ?", gone)
                 self.db.execute("DELETE FROM match_rows WHERE n = ?", gone)
-        names = self._table_names("matches")
+        names = self._stored_names("matches")
+        lost = next((k for k, v in row.items() if v is not None and k not in names), None)
+        if lost is not None:
+            raise StoreError(f"{self.path}: cannot keep column {lost!r} in a version {self.version} store")
         n = self.db.execute(
-            f"INSERT INTO match_rows ({', '.join(names)}) VALUES ({', '.join('?' * len(row))})", row
+            f"INSERT INTO match_rows ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+            [row.get(c) for c in names],
         ).lastrowid
+        deal_names = (_DEAL_NAMES if self.version == "4" else _DEAL_NAMES_3)[1:]
+        stored = ["match_n", *deal_names]
         self.db.executemany(
-            f"INSERT INTO deal_rows VALUES ({', '.join('?' * 13)})",
-            [(n, *d[:-1], self._encode(d[-1])) for d in deals],
+            f"INSERT INTO deal_rows ({', '.join(stored)}) VALUES ({', '.join('?' * len(stored))})",
+            [(n, *(self._encode(d["actions"]) if c == "actions" else d.get(c) for c in deal_names)) for d in deals],
         )
 
     def _rows(self, sql: str, args: Sequence[Any] = ()) -> list[dict[str, Any]]:
@@ -919,6 +1049,16 @@ class Store:
             "SELECT seat0, seat1, pairing, winner, count(*) AS count FROM matches "
             "GROUP BY seat0, seat1, pairing, winner ORDER BY pairing, seat0, winner"
         )
+
+    def table_counts(self) -> list[dict[str, Any]]:
+        """How the matches at tables ended, counted in SQL: a row per line-up (``seat0..3``)
+        and outcome (``kind``, ``winner``, ``place0..3``) with its ``count``: what a team
+        or order-of-finish fit needs (`arena.stats.table_rating.fit_table_counts`), however
+        many matches are stored. Empty for a store without tables."""
+        if self.version != "4" or self.players == 2:
+            return []
+        cols = "seat0, seat1, seat2, seat3, kind, winner, place0, place1, place2, place3"
+        return self._rows(f"SELECT {cols}, count(*) AS count FROM match_rows GROUP BY {cols} ORDER BY {cols}")
 
     def pair_counts(self) -> list[dict[str, Any]]:
         """How the duplicate pairs of each pairing ``a~b`` came out: rows of ``pairing``,
@@ -997,7 +1137,8 @@ class Store:
 
     def deals(self) -> list[dict[str, Any]]:
         """Every deal row (`DEAL_COLUMNS`), in the order of `matches`."""
-        return [dict(zip(_DEAL_NAMES, r, strict=True)) for chunk in self.chunks("deals") for r in chunk]
+        names = self._deal_names
+        return [dict(zip(names, r, strict=True)) for chunk in self.chunks("deals") for r in chunk]
 
     def match(self, match_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]] | None:
         """One match's row and its deals (as `matches` and `deals` give them), or None."""
@@ -1006,10 +1147,11 @@ class Store:
         if not rows:
             return None
         rows[0]["seed"] = _from_u64(rows[0]["seed"])
-        cur = self.db.execute(f"{self._deal_select(_DEAL_NAMES)} WHERE m.id = ? ORDER BY d.deal", (match_id,))
-        actions = len(_DEAL_NAMES) - 1 if self._v3 else None
+        names = self._deal_names
+        cur = self.db.execute(f"{self._deal_select(names)} WHERE m.id = ? ORDER BY d.deal", (match_id,))
+        actions = names.index("actions") if self._v3 else None
         found = cur.fetchall()
-        deals = [dict(zip(_DEAL_NAMES, r, strict=True)) for r in (self._plain_rows(found, 2, actions) if found else [])]
+        deals = [dict(zip(names, r, strict=True)) for r in (self._plain_rows(found, 2, actions) if found else [])]
         return rows[0], deals
 
     def runs(self) -> list[dict[str, Any]]:
@@ -1023,9 +1165,10 @@ class Store:
         if table not in ("meta", "runs", "agents", "matches", "deals"):
             raise ValueError(f"no table {table!r} in a results store")
         if table == "deals":
-            return list(DEAL_COLUMNS)
+            return list(DEAL_COLUMNS[: len(self._deal_names)])
         rows = self._rows(f"PRAGMA table_info({self._m if table == 'matches' else table})")
-        return [(r["name"], r["type"], not r["notnull"] and not r["pk"]) for r in rows if r["name"] != "n"]
+        shown = set(self._table_names(table))
+        return [(r["name"], r["type"], not r["notnull"] and not r["pk"]) for r in rows if r["name"] in shown]
 
     # -- merging --------------------------------------------------------------------------
     def merge_from(self, other: Store) -> int:
@@ -1036,26 +1179,19 @@ class Store:
             return 0
         self.bind_config(other.config, other.config_hash)
         self.bind_agents(other.agents())
-        if not self._v3:
+        if self.version != str(SCHEMA_VERSION):
             self._migrate()
         mine = {m["id"]: m for m in self.matches()}
-        names = self._table_names("matches")
         new = 0
         with self._transaction():
             for m in other.matches():
                 if m["id"] in mine:
-                    a = {k: v for k, v in mine[m["id"]].items() if k not in TIMING_COLUMNS}
-                    b = {k: v for k, v in m.items() if k not in TIMING_COLUMNS}
-                    if a != b:
+                    have = mine[m["id"]]  # a column one of the stores lacks (an older version) is NULL
+                    if any(have.get(k) != m.get(k) for k in {*have, *m} if k not in TIMING_COLUMNS):
                         raise StoreError(f"{other.path}: match {m['id']} differs from the one in {self.path}")
                     continue
                 m = dict(m, seed=_u64(m["seed"]), run_id=None, latencies=_repack(m["latencies"]), cpu=_repack(m["cpu"]))
                 _, deals = other.match(m["id"])
-                self._insert(
-                    m["id"],
-                    [m.get(c) for c in names],
-                    [(*[_u64(d["seed"]) if c == "seed" else d[c] for c in _DEAL_NAMES[1:-1]], d["actions"].split())
-                     for d in deals],
-                )  # fmt: skip
+                self._insert(m["id"], m, [dict(d, seed=_u64(d["seed"]), actions=d["actions"].split()) for d in deals])
                 new += 1
         return new

@@ -680,9 +680,9 @@ class Ratings:
             score = percent(r.score)
             cells = f"{k:>3}  {r.agent:<{w}}  {r.elo:>7.1f}  {interval:>17}  {r.se:>6.1f}  {r.games:>7}  {score:>6}"
             lines.append(f"{cells}  {r.flag}".rstrip())
-        lines.append(
-            f"Bradley-Terry on the Elo scale, {self.reference}, prior {self.prior:g} virtual draw(s) per agent."
-        )
+        reference, _, model = self.reference.partition("; ")  # a table model adds its words
+        model = model[:1].upper() + model[1:] if model else "Bradley-Terry"
+        lines.append(f"{model} on the Elo scale, {reference}, prior {self.prior:g} virtual draw(s) per agent.")
         return "\n".join(lines)
 
 

@@ -77,31 +77,39 @@ class Choices:
             raise ValueError("a chosen side is not one of its choice's sides")
 
 
-def team_choices(teams: Sequence[Sequence[Sequence[int]]], winners: Sequence[int | None]) -> Choices:
+def team_choices(
+    teams: Sequence[Sequence[Sequence[int]]], winners: Sequence[int | None], counts: Sequence[float] | None = None
+) -> Choices:
     """One choice per match between its teams (``teams[i]``: each team's agent indices);
-    ``winners[i]`` the winning team's index, None for no decision (left out)."""
-    kept = [(t, w) for t, w in zip(teams, winners, strict=True) if w is not None]
-    k = max((len(t) for t, _ in kept), default=2)
-    m = max((len(side) for t, _ in kept for side in t), default=1)
+    ``winners[i]`` the winning team's index, None for no decision (left out); ``counts[i]``
+    how many matches ended so (default 1 each)."""
+    counts = [1.0] * len(teams) if counts is None else counts
+    kept = [(t, w, c) for t, w, c in zip(teams, winners, counts, strict=True) if w is not None]
+    k = max((len(t) for t, _, _ in kept), default=2)
+    m = max((len(side) for t, _, _ in kept for side in t), default=1)
     sides = np.full((len(kept), k, m), -1, dtype=np.int64)
-    for i, (t, _) in enumerate(kept):
+    for i, (t, _, _) in enumerate(kept):
         for j, side in enumerate(t):
             sides[i, j, : len(side)] = side
-    chosen = np.array([w for _, w in kept], dtype=np.int64)
-    return Choices(sides, chosen, np.ones(len(kept)))
+    chosen = np.array([w for _, w, _ in kept], dtype=np.int64)
+    return Choices(sides, chosen, np.array([c for _, _, c in kept], dtype=float))
 
 
-def order_choices(seats: Sequence[Sequence[int]], places: Sequence[Sequence[int]]) -> Choices:
+def order_choices(
+    seats: Sequence[Sequence[int]], places: Sequence[Sequence[int]], counts: Sequence[float] | None = None
+) -> Choices:
     """Plackett-Luce choices of orders of finish: ``seats[i]`` the agents of match ``i``,
-    ``places[i]`` their places (1 = first; equal places shared). A match whose seats all
-    share one place says nothing and is left out."""
+    ``places[i]`` their places (1 = first; equal places shared), ``counts[i]`` how many
+    matches ended so (default 1 each). A match whose seats all share one place says
+    nothing and is left out."""
     rows: list[tuple[list[int], int, float]] = []
-    for agents, place in zip(seats, places, strict=True):
+    counts = [1.0] * len(seats) if counts is None else counts
+    for agents, place, count in zip(seats, places, counts, strict=True):
         if len(set(place)) <= 1:
             continue
         groups = [[a for a, p in zip(agents, place, strict=True) if p == q] for q in sorted(set(place))]
         orders = list(itertools.product(*(itertools.permutations(g) for g in groups)))
-        w = 1.0 / len(orders)
+        w = count / len(orders)
         for parts in orders:
             order = [a for part in parts for a in part]
             for stage in range(len(order) - 1):
@@ -323,10 +331,74 @@ def fit_choices(
         return ["; ".join(x for x in (f, extra) if x) for f, extra in zip(rating_flags(W, se, 0, max_se), few,
                                                                            strict=True)]  # fmt: skip
 
-    what = {"team": "teams' ratings the sum of their members'", "order": "Plackett-Luce on orders of finish"}
+    what = {"team": "team model (a team's rating is the sum of its members')",
+            "order": "Plackett-Luce (orders of finish)"}
     return ratings_of(
         names, elo, cov, ref, W,
         games=np.asarray(games, dtype=float), wins=np.asarray(wins, dtype=float),
         losses=np.asarray(losses, dtype=float), prior=prior, anchor=anchor, anchor_elo=anchor_elo, flags=flags,
         model=what.get(model, model),
+    )  # fmt: skip
+
+
+def fit_table_counts(
+    rows: Sequence[dict],
+    names: Sequence[str],
+    *,
+    prior: float = DEFAULT_PRIOR,
+    anchor: str | None = None,
+    anchor_elo: float = 0.0,
+    min_games: int = DEFAULT_MIN_GAMES,
+    max_se: float = DEFAULT_MAX_SE,
+) -> Ratings:
+    """`Ratings` from counted table results (what `Store.table_counts` gives: a row per
+    line-up and outcome with ``seat0..3``, ``kind``, ``winner``, ``place0..3`` and ``count``):
+    team results (``kind`` "team": seats 0+2 against 1+3) by the team model, the rest
+    (three-handed winners and orders of finish, by their places) by Plackett-Luce. A match
+    with no result (no winner and no places) counts as played only."""
+    names = list(names)
+    index = {n: i for i, n in enumerate(names)}
+    for r in rows:  # agents the config does not list (a merged store's): rated too
+        for s in range(4):
+            name = r.get(f"seat{s}")
+            if name is not None and name not in index:
+                index[name] = len(names)
+                names.append(name)
+    n = len(names)
+    games, wins, losses = np.zeros(n), np.zeros(n), np.zeros(n)
+    teams, winners, team_counts = [], [], []
+    orders, places, order_counts = [], [], []
+    kinds = set()
+    for r in rows:
+        seats = [index[r[f"seat{s}"]] for s in range(4) if r.get(f"seat{s}") is not None]
+        count = r["count"]
+        games[seats] += count
+        if r.get("kind") == "team":
+            kinds.add("team")
+            if r["winner"] is None:
+                continue
+            teams.append([seats[0::2], seats[1::2]])
+            winners.append(r["winner"])
+            team_counts.append(count)
+            for s, a in enumerate(seats):
+                (wins if s % 2 == r["winner"] else losses)[a] += count
+        else:
+            kinds.add("order")
+            place = [r.get(f"place{s}") for s in range(len(seats))]
+            if any(p is None for p in place):
+                continue
+            orders.append(seats)
+            places.append(place)
+            order_counts.append(count)
+            for s, a in enumerate(seats):
+                (wins if place[s] == 1 else losses)[a] += count
+    if len(kinds) > 1:
+        raise ValueError("team results and orders of finish of one pool: rate each game on its own")
+    if "team" in kinds:
+        ch, model = team_choices(teams, winners, team_counts), "team"
+    else:
+        ch, model = order_choices(orders, places, order_counts), "order"
+    return fit_choices(
+        ch, names, games=games, wins=wins, losses=losses, prior=prior, anchor=anchor, anchor_elo=anchor_elo,
+        min_games=min_games, max_se=max_se, model=model,
     )  # fmt: skip

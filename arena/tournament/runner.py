@@ -9,8 +9,8 @@ Structure (every task lives in a nursery; nothing outlives `run_tournament`):
         matches nursery        one task per match, at most ``concurrency`` at a time
                                (a CapacityLimiter taken before the task is created)
 
-A match leases a process per seat from its agent's pool (`Pools`, which a ladder keeps
-across its rounds), plays with the referee, and sends its record to the writer. Every
+A match leases a process per seat (two, or three or four at a table) from its agent's pool
+(`Pools`, which a ladder keeps across its rounds), plays with the referee, and sends its record to the writer. Every
 process runs in the run's `Sandbox`. A fault forfeits that match only; the pool replaces
 the faulted process for later matches. An agent that cannot be started is taken out of
 the run by its pool (`arena.runtime.pool.MAX_START_FAILURES`), its cause printed once, and its
@@ -207,11 +207,11 @@ async def play_into(
     async def play_one(spec: MatchSpec, out: trio.MemorySendChannel[Finished]) -> None:
         async with out:
             try:
-                first, second = sorted(range(2), key=lambda s: spec.seats[s])  # lease in name order
-                pool_first = pools.get(spec.seats[first], manifests[spec.seats[first]])
-                pool_second = pools.get(spec.seats[second], manifests[spec.seats[second]])
-                async with pool_first.lease() as p_first, pool_second.lease() as p_second:
-                    seated = [p_first, p_second] if first == 0 else [p_second, p_first]
+                async with contextlib.AsyncExitStack() as leases:
+                    seated: list[Any] = [None] * len(spec.seats)
+                    for s in sorted(range(len(spec.seats)), key=lambda s: spec.seats[s]):  # lease in name order
+                        pool = pools.get(spec.seats[s], manifests[spec.seats[s]])
+                        seated[s] = await leases.enter_async_context(pool.lease())
                     t0 = time.time()
                     rec = await play_match(spec.match_id, spec.seed, pools.variant, seated, pools.time_control)
                     t1 = time.time()

@@ -12,7 +12,9 @@ A config (TOML, every field also a flag of ``arena tournament``)::
     secret_file = "secret.txt"           # or: the secret from a file (shards; replaying a published one)
     concurrency = 4                      # matches in flight (default: the CPU count)
     store = "reports/demo.sqlite"        # default: reports/<name>.sqlite
-    variant = "sixty-six"                # or a table: {base = "schnapsen", close_min_talon = 4}
+    variant = "sixty-six"                # or a table: {base = "schnapsen", close_min_talon = 4};
+                                         # or a three- or four-handed preset ("four-pagat")
+    seating = "rotations"                # three-handed: each deck in every rotation, or "permutations"
     cluster = "local:4"                  # optional: play on Dask (docs/cluster.md); not part of the results
     [time_control]                       # optional: move_ms, bank_ms, first_move_ms, grace_ms, clock
     move_ms = 1000
@@ -27,6 +29,11 @@ a config changes nothing: ``greedy,random`` and ``random,greedy`` play the same 
 match id (``a~b#k.g``, g = 0 or 1) is a pure function of the config, which is what lets
 ``--resume`` skip the matches already stored. Given no seed, the root seed is the
 store's secret, bound by `arena.tournament.secret.bind_tournament` before the schedule is made.
+
+A three- or four-handed variant plays tables instead of pairs (`arena.tournament.seating`):
+``pairs`` is then the number of deck sets per table, each deck played in every seating of
+the set (three rotations, or six permutations with ``seating``; six partnership seatings),
+and the formats choose tables of that many agents from the pool.
 """
 
 from __future__ import annotations
@@ -43,26 +50,17 @@ from ..game import Variant, VariantError, derive_seed
 from ..protocol.codec import TimeControl
 from ..runtime.agents import Manifest, resolve, unplayed
 from ..runtime.sandbox import Policy
+from .seating import SEATINGS, table_schedule
 from .secret import commitment, read_secret_file
+from .spec import MatchSpec
+
+__all__ = ["FIELDS", "FORMATS", "MatchSpec", "TournamentConfig", "identity_hash", "load_config", "shard"]
 
 FORMATS = ("head-to-head", "round-robin", "gauntlet")
 FIELDS = (
     "name", "format", "agents", "challenger", "pairs", "seed", "secret_file", "concurrency", "store", "variant",
-    "time_control", "sandbox", "cluster",
+    "time_control", "sandbox", "cluster", "seating",
 )  # fmt: skip
-
-
-@dataclasses.dataclass(frozen=True)
-class MatchSpec:
-    """One scheduled match."""
-
-    index: int  # its place in the schedule
-    match_id: str
-    pairing: str  # "a~b", the agents in config order
-    pair_index: int
-    game: int  # 0: a in seat 0; 1: the seats swapped
-    seats: tuple[str, str]  # agent names in seat 0 and seat 1
-    seed: int
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,6 +81,12 @@ class TournamentConfig:
     secret: bool = False  # the root seed is a secret: never shown, only its hash is in identity()
     secret_file: Path | None = None  # where the secret came from, if not from the store
     cluster: str | None = None  # a Dask scheduler's address or local[:N] (arena.tournament.cluster); not in identity()
+    seating: str = "rotations"  # three-handed tables: each deck in every rotation, or every permutation
+
+    @property
+    def players(self) -> int:
+        """Seats at a match: 2, or 3 or 4 at a table."""
+        return self.variant.players
 
     @property
     def root(self) -> int:
@@ -101,7 +105,7 @@ class TournamentConfig:
         seed: dict[str, Any] = (
             {"seed": "secret", "secret_sha256": commitment(self.root)} if self.secret else {"seed": self.root}
         )
-        return {
+        out = {
             "format": self.format,
             "agents": self.names,
             "challenger": self.challenger,
@@ -110,6 +114,9 @@ class TournamentConfig:
             "variant": self.variant.to_dict(),
             "time_control": self.time_control.to_dict(),
         }
+        if self.players == 3:  # (a two-handed config's identity, and so its stores' hash, is as before)
+            out["seating"] = self.seating
+        return out
 
     @property
     def config_hash(self) -> str:
@@ -124,7 +131,13 @@ class TournamentConfig:
         return [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
 
     def schedule(self) -> list[MatchSpec]:
-        """Every match, pair-major so that a partial run covers every pairing evenly."""
+        """Every match, pair-major so that a partial run covers every pairing evenly; at a
+        table, ``pairs`` deck sets of every table, set-major (`arena.tournament.seating`)."""
+        if self.players > 2:
+            return table_schedule(
+                self.names, self.players, self.format, self.pairs, self.root,
+                challenger=self.challenger, seating=self.seating,
+            )  # fmt: skip
         out: list[MatchSpec] = []
         for k in range(self.pairs):
             for a, b in self.pairings():
@@ -153,12 +166,13 @@ def shard(specs: list[MatchSpec], spec: str | None) -> list[MatchSpec]:
 
 
 def load_config(
-    path: Path | None, overrides: dict[str, Any], time_control_flags: dict[str, Any] | None = None
+    path: Path | None, overrides: dict[str, Any], time_control_flags: dict[str, Any] | None = None,
+    *, tables: bool = True,
 ) -> TournamentConfig:
     """Read a TOML config (optional) and apply flag overrides; validate everything.
 
     Errors are one line naming the file (or "flags") and the field, raised before any
-    agent process is started."""
+    agent process is started. ``tables``: three- and four-handed variants allowed."""
     data: dict[str, Any] = {}
     source = "flags"
     if path is not None:
@@ -198,10 +212,26 @@ def load_config(
     dup = next((n for n in names if names.count(n) > 1), None)
     if dup:
         raise _err("agents", f"names agent {dup!r} twice")
-    need = {"head-to-head": (2, 2), "round-robin": (2, 64), "gauntlet": (2, 64)}[fmt]
+    raw_variant = data.get("variant", "sixty-six")
+    try:
+        variant = Variant.from_dict({"base": raw_variant} if isinstance(raw_variant, str) else raw_variant)
+    except VariantError as e:
+        raise _err("variant", f"is not a valid variant: {e}") from None
+    problem = unplayed(manifests, variant, tables=tables)
+    if problem:
+        raise _err("variant", problem)
+    players = variant.players
+    need = {"head-to-head": (players, players), "round-robin": (players, 64), "gauntlet": (players, 64)}[fmt]
     if not need[0] <= len(names) <= need[1]:
-        want = "exactly 2" if fmt == "head-to-head" else f"{need[0]} to {need[1]}"
-        raise _err("agents", f"must name {want} agents for a {fmt}, got {len(names)}")
+        want = f"exactly {players}" if fmt == "head-to-head" else f"{need[0]} to {need[1]}"
+        at = f" of {variant.name} ({players} seats)" if players > 2 else ""
+        raise _err("agents", f"must name {want} agents for a {fmt}{at}, got {len(names)}")
+    seating = data.get("seating")
+    if seating is not None:
+        if players != 3:
+            raise _err("seating", f"is only for the three-handed games, not {variant.name} ({players} seats)")
+        if seating not in SEATINGS:
+            raise _err("seating", f"must be one of {', '.join(SEATINGS)}, got {seating!r}")
     challenger = data.get("challenger")
     if challenger is not None and not isinstance(challenger, str):
         raise _err("challenger", f"must be an agent name, got {challenger!r}")
@@ -243,14 +273,6 @@ def load_config(
     store = data.get("store", f"reports/{name}.sqlite")
     if not isinstance(store, str) or not store:
         raise _err("store", f"must be a file path, got {store!r}")
-    raw_variant = data.get("variant", "sixty-six")
-    try:
-        variant = Variant.from_dict({"base": raw_variant} if isinstance(raw_variant, str) else raw_variant)
-    except VariantError as e:
-        raise _err("variant", f"is not a valid variant: {e}") from None
-    problem = unplayed(manifests, variant)
-    if problem:
-        raise _err("variant", problem)
     tc = data.get("time_control", {})
     if not isinstance(tc, dict):
         raise _err("time_control", f"must be a table, got {tc!r}")
@@ -286,4 +308,5 @@ def load_config(
         secret=seed is None or secret_file is not None,
         secret_file=secret_file,
         cluster=cluster,
+        seating=seating or "rotations",
     )

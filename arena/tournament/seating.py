@@ -26,27 +26,13 @@ exactly as many agents as seats. The schedule is set-major (set 0 of every table
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 from collections.abc import Sequence
 
 from ..game import derive_seed
+from .spec import MatchSpec
 
 SEATINGS = ("rotations", "permutations")
-
-
-@dataclasses.dataclass(frozen=True)
-class TableSpec:
-    """One scheduled match at a table."""
-
-    index: int  # its place in the schedule
-    match_id: str
-    table: str  # the table's agents, sorted, joined by "~"
-    set_index: int  # the deck set
-    game: int  # the seating within the set
-    seats: tuple[str, ...]  # agent names, seat 0 first
-    seed: int  # the deck set's seed: the same for every seating of the set
-    teams: tuple[tuple[str, ...], ...] | None = None  # partnerships: (seats 0+2, seats 1+3)
 
 
 def tables(names: Sequence[str], players: int, fmt: str, challenger: str | None = None) -> list[tuple[str, ...]]:
@@ -99,14 +85,14 @@ def table_schedule(
     *,
     challenger: str | None = None,
     seating: str = "rotations",
-) -> list[TableSpec]:
+) -> list[MatchSpec]:
     """Every match of a table tournament, set-major; see the module's docstring."""
     chosen = tables(names, players, fmt, challenger)
-    out: list[TableSpec] = []
+    out: list[MatchSpec] = []
     for k in range(sets):
         for table in chosen:
             key = "~".join(table)
             seed = derive_seed(root, "table", *table, k)
             for game, (seats, teams) in enumerate(seatings(table, seating)):
-                out.append(TableSpec(len(out), f"{key}#{k}.{game}", key, k, game, seats, seed, teams))
+                out.append(MatchSpec(len(out), f"{key}#{k}.{game}", key, k, game, seats, seed, teams))
     return out
