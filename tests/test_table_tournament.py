@@ -100,6 +100,14 @@ def test_three_handed_round_robin_plays_every_table_in_every_rotation_on_one_dec
     assert "heuristic" in p.stdout and "24 matches played now, 24 of 24" in p.stdout
 
 
+def test_a_stored_table_match_replays_identically(three, tmp_path):
+    store, _ = three
+    m = rows(store, "SELECT * FROM table_matches ORDER BY id LIMIT 1")[0]
+    p = ok(arena("replay", store, m["id"], "--no-sandbox", "--logs", tmp_path))
+    score = " / ".join(f"{m[f'score{s}']:g}" for s in range(3))
+    assert p.stdout.strip().startswith(f"IDENTICAL: {m['id']}:") and p.stdout.strip().endswith(score), p.stdout
+
+
 def test_permutations_play_both_directions_round_the_table(tmp_path):
     store = tmp_path / "p.sqlite"
     ok(tournament(store, "three-cutthroat", ["random", "greedy", "heuristic"], "--seating", "permutations"))
@@ -198,3 +206,11 @@ def test_bad_table_configs_are_one_line_errors_before_any_match(extra, needles, 
     p = arena("tournament", *extra, "--pairs", "1", "--quiet", "--no-report", "--store", store)
     one_line_error(p, *needles)
     assert not store.exists()
+
+
+def test_a_table_tournament_on_a_dask_cluster_equals_the_local_run(three, tmp_path):
+    pytest.importorskip("distributed")
+    store, _ = three
+    on_cluster = tmp_path / "c.sqlite"
+    ok(tournament(on_cluster, "three-pagat", THREE, "--cluster", "local:2", pairs=2))
+    assert results(on_cluster) == results(store)

@@ -18,6 +18,7 @@ from ..game import Variant, derive_seed
 from ..play.duel import duel
 from ..play.playbyplay import PlayByPlay
 from ..protocol.codec import TimeControl
+from ..results.standings import seats_of
 from ..results.store import Store
 from ..runtime.agents import build_all, load_manifest
 from ..runtime.sandbox import Sandbox
@@ -46,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
         root = store_root(store)  # the explicit seed, or the secret kept in the store
         agents = {a["name"]: a for a in store.agents()}
     manifests = []
-    for name in (row["seat0"], row["seat1"]):
+    names = seats_of(row)  # two agents, or three or four at a table
+    for name in names:
         a = agents[name]
         m = load_manifest(Path(a["folder"]))
         if m.content_hash() != a["content_hash"]:
@@ -78,12 +80,18 @@ def run(args: argparse.Namespace) -> int:
                 print(f"DIFFERENT: deal {k}, action {i}: stored {a[i] if i < len(a) else 'nothing'}, "
                       f"replayed {b[i] if i < len(b) else 'nothing'}")  # fmt: skip
             return 1
-    same_end = (rec.winner, rec.score) == (row["winner"], [row["score0"], row["score1"]])
+    score = [row[f"score{side}"] for side in range(len(rec.score))]
+    same_end = (rec.winner, rec.score) == (row["winner"], score)
     fault = f"; {rec.forfeit.code} forfeit by seat {rec.forfeit.seat}" if rec.forfeit else ""
     if not same_end:
-        print(f"DIFFERENT: same actions, but the result was {row['score0']}-{row['score1']}, now "
-              f"{rec.score[0]}-{rec.score[1]}{fault}")  # fmt: skip
+        print(f"DIFFERENT: same actions, but the result was {_score(score)}, now {_score(rec.score)}{fault}")
         return 1
-    print(f"IDENTICAL: {row['id']}: {len(again)} deals, {sum(map(len, again))} actions, "
-          f"{row['seat0']} {rec.score[0]}-{rec.score[1]} {row['seat1']}{fault}")  # fmt: skip
+    result = (f"{names[0]} {_score(rec.score)} {names[1]}" if len(names) == 2
+              else f"{', '.join(names)}: {_score(rec.score)}")  # fmt: skip
+    print(f"IDENTICAL: {row['id']}: {len(again)} deals, {sum(map(len, again))} actions, {result}{fault}")
     return 0
+
+
+def _score(score: list) -> str:
+    """A score as "7-3", or a side each at a table as "-3 / -4 / 7" (stakes may be negative)."""
+    return "-".join(f"{x:g}" for x in score) if len(score) == 2 else " / ".join(f"{x:g}" for x in score)
