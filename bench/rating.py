@@ -24,14 +24,22 @@ two). Prints the largest rating error against the truth and the 95% interval cov
 a sanity check.
 
 Last, team ratings (`arena.stats.table_rating`) of ``--agents`` agents from ``--matches``
-simulated partnership matches: aggregation, the fit and the SEs, median and spread.
+simulated partnership matches: aggregation, the fit and the SEs, median and spread; and
+the path `arena ratings` takes for them: a real store of ``--table-matches`` four-pagat
+matches (a real tournament's records written again through `Store.write_match` at tables
+of four of the ``--agents`` agents, each deck set in its six partnership seatings, the
+winning team drawn from the agents' true ratings so the fit has something to recover),
+read back with `Store.table_counts` (SQL) and fitted with `fit_table_counts`, and one whole
+`python -m arena ratings STORE`. ``--partnership-only`` runs only these two.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -44,7 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import analysis  # noqa: E402  (bench/analysis.py: grows a real store)
 
-from arena.results.store import Store  # noqa: E402
+from arena.results.store import Store, unpack_ms  # noqa: E402
 from arena.stats.bootstrap import bootstrap_samples  # noqa: E402
 from arena.stats.rating import (  # noqa: E402
     ELO,
@@ -57,10 +65,11 @@ from arena.stats.rating import (  # noqa: E402
     fit_matrix,
     solve,
 )
-from arena.stats.table_rating import Choices  # noqa: E402
+from arena.stats.table_rating import Choices, fit_table_counts  # noqa: E402
 from arena.stats.table_rating import covariance as choice_covariance  # noqa: E402
 from arena.stats.table_rating import prepare as prepare_choices  # noqa: E402
 from arena.stats.table_rating import solve as solve_choices  # noqa: E402
+from arena.tournament.seating import seatings  # noqa: E402
 
 
 def simulate(agents: int, matches: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -143,10 +152,14 @@ def main() -> None:
     ap.add_argument("--store-matches", type=int, default=100_000, help="matches in the grown store (default 100000)")
     ap.add_argument("--store", type=Path, help="time this existing store instead of growing one")
     ap.add_argument("--partnership-only", action="store_true", help="only the team ratings of partnership matches")
+    ap.add_argument("--table-matches", type=int, default=100_000,
+                    help="partnership matches in the grown table store (default 100000; 0: skip)")  # fmt: skip
     args = ap.parse_args()
     n, m = args.agents, args.matches
     if args.partnership_only:
         partnership_bench(n, m, args.seed, args.repeat)
+        if args.table_matches:
+            partnership_store_bench(args)
         return
 
     store_bench(args)
@@ -202,6 +215,104 @@ def main() -> None:
         )
 
     partnership_bench(n, m, args.seed, args.repeat)
+    if args.table_matches:
+        partnership_store_bench(args)
+
+
+def table_template(folder: Path) -> list:
+    """A real four-pagat tournament's records (the rows the grown store copies)."""
+    path = folder / "table-template.sqlite"
+    subprocess.run(
+        [sys.executable, "-m", "arena", "tournament", "--agents", "random,greedy,heuristic,node-greedy", "--variant",
+         "four-pagat", "--pairs", "4", "--seed", "7", "--quiet", "--no-report", "--no-sandbox", "--store", str(path)],
+        cwd=analysis.ROOT, check=True, stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    with Store(path, create=False) as t:
+        return [(m, rec) for m, rec in table_records(t)]
+
+
+def table_records(store: Store) -> list:
+    """Every stored table match as its row and a `MatchRecord` (four seats, teams)."""
+    from arena.play.referee import DealRecord, MatchRecord
+
+    config = store.config or {}
+    out = []
+    for row in store.matches():
+        m, deals = store.match(row["id"])
+        rec = MatchRecord(
+            match_id=m["id"], seed=m["seed"], variant=config["variant"], time_control=config["time_control"],
+            agents=[m[f"seat{s}"] for s in range(4)], winner=m["winner"], score=[m["score0"], m["score1"]],
+            margin=m["margin"], forfeit=None,
+            deals=[DealRecord(seed=d["seed"], dealer=d["dealer"], actions=d["actions"].split(), winner=d["winner"],
+                              game_points=d["game_points"], carried=d["carried"], reason=d["reason"],
+                              points=[d["points0"], d["points1"]], tricks=[d["tricks0"], d["tricks1"]],
+                              scores=[d["gain0"], d["gain1"]]) for d in deals],
+            latency_ms=unpack_ms(m["latencies"]), cpu_ms=unpack_ms(m["cpu"]), kind="team",
+            places=[m[f"place{s}"] for s in range(4)],
+        )  # fmt: skip
+        out.append((m, rec))
+    return out
+
+
+def partnership_store_bench(args: argparse.Namespace) -> None:
+    n, size = args.agents, args.table_matches
+    folder = Path(tempfile.mkdtemp(prefix="bench-rating-tables-"))
+    try:
+        t0 = time.perf_counter()
+        recs = table_template(folder)
+        rng = np.random.default_rng(args.seed)
+        true = rng.normal(0.0, 200.0, n)
+        names = [f"agent{k:03d}" for k in range(n)]
+        path = folder / "tables.sqlite"
+        store = Store(path)
+        config = {"format": "round-robin", "agents": names, "pairs": 0, "seed": 7,
+                  "variant": recs[0][1].variant, "time_control": recs[0][1].time_control}  # fmt: skip
+        store.bind_config(config, "bench-rating-tables")
+        store.bind_agents({"name": a, "version": "1", "language": "python", "content_hash": a, "folder": "."}
+                          for a in names)  # fmt: skip
+        run_id = store.start_run("bench", None, sys.argv)
+        written, k = 0, 0
+        while written < size:
+            table = sorted(rng.choice(n, 4, replace=False).tolist())
+            key = "~".join(names[i] for i in table)
+            for game, (seats, _) in enumerate(seatings([names[i] for i in table])):
+                if written == size:
+                    break
+                idx = [names.index(x) for x in seats]
+                p0 = 1.0 / (1.0 + 10 ** ((true[idx[1]] + true[idx[3]] - true[idx[0]] - true[idx[2]]) / 400))
+                w = 0 if rng.random() < p0 else 1
+                m, rec = recs[written % len(recs)]
+                rec = dataclasses.replace(rec, winner=w, places=[1 if s % 2 == w else 2 for s in range(4)])
+                store.write_match(run_id=run_id, index=written, match_id=f"{key}#{k}.{game}", pairing=key,
+                                  pair_index=k, game=game, seats=seats, record=rec, started=m["started"],
+                                  finished=m["finished"])  # fmt: skip
+                written += 1
+            k += 1
+        store.finish_run(run_id)
+        store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        store.close()
+        print(
+            f"real store: {size:,} four-pagat matches of {n} agents at tables of four (deck sets of six seatings), "
+            f"written through Store.write_match from {len(recs)} real matches in {time.perf_counter() - t0:.0f} s; "
+            f"{path.stat().st_size / 1e6:.0f} MB"
+        )
+
+        def read() -> tuple[list[dict], list[str]]:
+            with Store(path, create=False) as s:
+                return s.table_count_columns(), list((s.config or {}).get("agents", []))
+
+        t_read, (counts, agents) = samples(read, args.repeat)
+        t_fit, ratings = samples(lambda: fit_table_counts(counts, agents), args.repeat)
+        print(f"  open + table_count_columns (SQL) {ms(t_read)}   {len(counts['count']):,} count rows")
+        print(f"  fit_table_counts (fit, SEs)      {ms(t_fit)}")
+        print(f"  read + fit                       {ms([a + b for a, b in zip(t_read, t_fit, strict=True)])}")
+        err = (np.asarray(ratings.elo) - np.mean(ratings.elo)) - (true - true.mean())
+        inside = np.abs(err) <= Z95 * np.asarray(ratings.se)
+        print(f"  max |error| {np.abs(err).max():.1f} Elo, 95% intervals covering the truth {inside.sum()}/{n}")
+        wall, cpu, rss = analysis.measure(["ratings", str(path)])
+        print(f"  python -m arena ratings STORE, whole process: {wall:.2f} s wall, {cpu:.2f} s CPU, {rss:.0f} MB peak")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def partnership_bench(n: int, m: int, seed: int, repeat: int) -> None:
@@ -209,7 +320,7 @@ def partnership_bench(n: int, m: int, seed: int, repeat: int) -> None:
     of ``n`` agents: four distinct agents a match, seats 0+2 against 1+3, the team of the
     larger summed rating winning more often, partners drawn afresh each match (so almost
     every line-up is new: the fit's worst case; duplicate play repeats line-ups and halves
-    the distinct ones). Simulated: the store holds no table matches yet (issue 18)."""
+    the distinct ones). In memory: `partnership_store_bench` reads a real store."""
     rng = np.random.default_rng(seed)
     true = rng.normal(0.0, 200.0, n)
     four = np.empty((0, 4), dtype=np.int64)

@@ -13,6 +13,7 @@ from arena.stats.table_rating import (
     Choices,
     aggregate,
     fit_choices,
+    fit_table_counts,
     order_choices,
     pairwise_wins,
     solve,
@@ -225,3 +226,42 @@ def test_a_line_up_is_the_same_whatever_order_its_sides_and_members_come_in():
     seats2 = [[s[i] for i in p] for s, p in zip(seats, perm, strict=True)]
     places2 = [[q[i] for i in p] for q, p in zip(places, perm, strict=True)]
     assert np.allclose(solve(order_choices(seats, places), 5), solve(order_choices(seats2, places2), 5))
+
+
+def test_counted_table_results_fit_as_the_matches_one_by_one():
+    """`fit_table_counts` on group-by rows (as rows or as columns) equals the fit of the
+    matches one by one: the team model for partnerships, Plackett-Luce for places."""
+    rng = np.random.default_rng(4)
+    names = ["a", "b", "c", "d", "e"]
+    true = dict(zip(names, rng.normal(0, 150, 5), strict=True))
+    matches = []
+    for _ in range(400):
+        s = list(rng.choice(names, 4, replace=False))
+        p0 = 1 / (1 + 10 ** ((true[s[1]] + true[s[3]] - true[s[0]] - true[s[2]]) / 400))
+        matches.append((s, 0 if rng.random() < p0 else 1))
+    counted: dict[tuple, int] = {}
+    for s, w in matches:
+        key = (*s, "team", w, *[1 if i % 2 == w else 2 for i in range(4)])
+        counted[key] = counted.get(key, 0) + 1
+    cols = ("seat0", "seat1", "seat2", "seat3", "kind", "winner", "place0", "place1", "place2", "place3")
+    rows = [dict(zip(cols, k, strict=True), count=c) for k, c in counted.items()]
+    rows.append({"seat0": "a", "seat1": "b", "seat2": "c", "seat3": "d", "kind": "team", "winner": None, "count": 3})
+    by_rows = fit_table_counts(rows, names)
+    by_columns = fit_table_counts({c: [r.get(c) for r in rows] for c in (*cols, "count")}, names)
+    idx = {n: i for i, n in enumerate(names)}
+    one_by_one = fit_choices(
+        team_choices([[[idx[s[0]], idx[s[2]]], [idx[s[1]], idx[s[3]]]] for s, _ in matches], [w for _, w in matches]),
+        names, games=np.zeros(5), wins=np.zeros(5), losses=np.zeros(5),
+    )  # fmt: skip
+    np.testing.assert_allclose(by_rows.elo, one_by_one.elo, atol=1e-6)
+    np.testing.assert_allclose(by_columns.se, one_by_one.se, atol=1e-6)
+    table = by_rows.to_frame().set_index("agent")
+    assert table.loc["a", "games"] == sum(1 for s, _ in matches if "a" in s) + 3  # an undecided match is played
+    assert table.loc["a", "wins"] == sum(1 for s, w in matches if "a" in s[w::2])
+    # three-handed places: Plackett-Luce, the same from rows as from one choice per match
+    orders = [(list(rng.choice(names, 3, replace=False)), list(rng.permutation([1, 2, 3]))) for _ in range(300)]
+    rows3 = [{"seat0": s[0], "seat1": s[1], "seat2": s[2], "kind": "order", "winner": p.index(1),
+              "place0": p[0], "place1": p[1], "place2": p[2], "count": 1} for s, p in orders]  # fmt: skip
+    want = fit_choices(order_choices([[idx[x] for x in s] for s, _ in orders], [p for _, p in orders]), names,
+                       games=np.zeros(5), wins=np.zeros(5), losses=np.zeros(5))  # fmt: skip
+    np.testing.assert_allclose(fit_table_counts(rows3, names).elo, want.elo, atol=1e-6)

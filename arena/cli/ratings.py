@@ -110,10 +110,10 @@ def run_tables(args: argparse.Namespace, store: Store) -> int:
     if args.bootstrap > 0:
         raise UserError("--bootstrap: resamples duplicate pairs of two-handed matches; a table's ratings have "
                         "their standard errors from the fit (leave --bootstrap out)")  # fmt: skip
-    counts = store.table_counts()
+    counts = store.table_count_columns()
     names = list((store.config or {}).get("agents", []))
     variant = (store.config or {}).get("variant", {}).get("name", "?")
-    played = sum(c["count"] for c in counts)
+    played = sum(counts["count"])
     anchor, anchor_elo = _anchor(args, names)
     prior = DEFAULT_PRIOR if args.prior is None else args.prior
     if prior < 0 or math.isnan(prior):

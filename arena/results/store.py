@@ -1055,10 +1055,19 @@ class Store:
         and outcome (``kind``, ``winner``, ``place0..3``) with its ``count``: what a team
         or order-of-finish fit needs (`arena.stats.table_rating.fit_table_counts`), however
         many matches are stored. Empty for a store without tables."""
+        columns = self.table_count_columns()
+        names = list(columns)
+        return [dict(zip(names, r, strict=True)) for r in zip(*columns.values(), strict=True)]
+
+    def table_count_columns(self) -> dict[str, list[Any]]:
+        """`table_counts` as columns (name -> list), cheaper to build for a million line-ups."""
+        cols = ("seat0", "seat1", "seat2", "seat3", "kind", "winner", "place0", "place1", "place2", "place3")
         if self.version != "4" or self.players == 2:
-            return []
-        cols = "seat0, seat1, seat2, seat3, kind, winner, place0, place1, place2, place3"
-        return self._rows(f"SELECT {cols}, count(*) AS count FROM match_rows GROUP BY {cols} ORDER BY {cols}")
+            return {c: [] for c in (*cols, "count")}
+        listed = ", ".join(cols)
+        rows = self.db.execute(f"SELECT {listed}, count(*) FROM match_rows GROUP BY {listed}").fetchall()
+        values = list(zip(*rows, strict=True)) if rows else [()] * (len(cols) + 1)
+        return {c: list(v) for c, v in zip((*cols, "count"), values, strict=True)}
 
     def pair_counts(self) -> list[dict[str, Any]]:
         """How the duplicate pairs of each pairing ``a~b`` came out: rows of ``pairing``,

@@ -38,6 +38,7 @@ import itertools
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 
 from .rating import (
     DEFAULT_MAX_SE,
@@ -342,7 +343,7 @@ def fit_choices(
 
 
 def fit_table_counts(
-    rows: Sequence[dict],
+    rows: Sequence[dict] | dict[str, Sequence],
     names: Sequence[str],
     *,
     prior: float = DEFAULT_PRIOR,
@@ -352,53 +353,52 @@ def fit_table_counts(
     max_se: float = DEFAULT_MAX_SE,
 ) -> Ratings:
     """`Ratings` from counted table results (what `Store.table_counts` gives: a row per
-    line-up and outcome with ``seat0..3``, ``kind``, ``winner``, ``place0..3`` and ``count``):
-    team results (``kind`` "team": seats 0+2 against 1+3) by the team model, the rest
-    (three-handed winners and orders of finish, by their places) by Plackett-Luce. A match
-    with no result (no winner and no places) counts as played only."""
+    line-up and outcome with ``seat0..3``, ``kind``, ``winner``, ``place0..3`` and ``count``;
+    as row dicts, or as columns: a dict of equal-length lists): team results (``kind``
+    "team": seats 0+2 against 1+3) by the team model, the rest (three-handed winners and
+    orders of finish, by their places) by Plackett-Luce. A match with no result (no winner
+    and no places) counts as played only. Vectorised: a million line-ups take about a second."""
+    cols = _columns(rows)
     names = list(names)
-    index = {n: i for i, n in enumerate(names)}
-    for r in rows:  # agents the config does not list (a merged store's): rated too
-        for s in range(4):
-            name = r.get(f"seat{s}")
-            if name is not None and name not in index:
-                index[name] = len(names)
-                names.append(name)
+    width = 4 if any(x is not None for x in cols["seat3"]) else 3
+    seen = pd.unique(np.concatenate([np.asarray(cols[f"seat{s}"], dtype=object) for s in range(width)]))
+    names += sorted(str(x) for x in seen if x is not None and x not in set(names))  # a merged store's agents
     n = len(names)
-    games, wins, losses = np.zeros(n), np.zeros(n), np.zeros(n)
-    teams, winners, team_counts = [], [], []
-    orders, places, order_counts = [], [], []
-    kinds = set()
-    for r in rows:
-        seats = [index[r[f"seat{s}"]] for s in range(4) if r.get(f"seat{s}") is not None]
-        count = r["count"]
-        games[seats] += count
-        if r.get("kind") == "team":
-            kinds.add("team")
-            if r["winner"] is None:
-                continue
-            teams.append([seats[0::2], seats[1::2]])
-            winners.append(r["winner"])
-            team_counts.append(count)
-            for s, a in enumerate(seats):
-                (wins if s % 2 == r["winner"] else losses)[a] += count
-        else:
-            kinds.add("order")
-            place = [r.get(f"place{s}") for s in range(len(seats))]
-            if any(p is None for p in place):
-                continue
-            orders.append(seats)
-            places.append(place)
-            order_counts.append(count)
-            for s, a in enumerate(seats):
-                (wins if place[s] == 1 else losses)[a] += count
+    codes = [pd.Categorical(cols[f"seat{s}"], categories=names).codes.astype(np.int64) for s in range(width)]
+    seat = np.stack(codes, axis=1).reshape(-1, width)  # agent indices (int8 codes would overflow below)
+    count = np.asarray(cols["count"], dtype=float)
+    kinds = set(cols["kind"])
     if len(kinds) > 1:
         raise ValueError("team results and orders of finish of one pool: rate each game on its own")
-    if "team" in kinds:
-        ch, model = team_choices(teams, winners, team_counts), "team"
+    games = np.bincount(seat.ravel(), weights=np.repeat(count, width), minlength=n)
+    if kinds == {"team"}:
+        winner = np.asarray([-1 if w is None else w for w in cols["winner"]], dtype=np.int64)
+        decided = winner >= 0
+        seat, winner, count = seat[decided], winner[decided], count[decided]
+        first = (np.arange(4)[None, :] % 2) == winner[:, None]  # (R, 4): the seat's team won
+        ch = Choices(np.stack([seat[:, [0, 2]], seat[:, [1, 3]]], axis=1), winner, count)
+        model = "team"
     else:
-        ch, model = order_choices(orders, places, order_counts), "order"
+        place = np.array([[-1 if x is None else x for x in cols[f"place{s}"]] for s in range(width)]).T
+        decided = (place > 0).all(axis=1)
+        seat, place, count = seat[decided], place[decided], count[decided]
+        first = place == 1
+        ch = order_choices(seat.tolist(), place.tolist(), count.tolist())
+        model = "order"
+    weights = np.repeat(count, seat.shape[1])
+    wins = np.bincount(seat.ravel(), weights=weights * first.ravel(), minlength=n)
+    losses = np.bincount(seat.ravel(), weights=weights * ~first.ravel(), minlength=n)
     return fit_choices(
         ch, names, games=games, wins=wins, losses=losses, prior=prior, anchor=anchor, anchor_elo=anchor_elo,
         min_games=min_games, max_se=max_se, model=model,
     )  # fmt: skip
+
+
+_COUNT_COLUMNS = ("seat0", "seat1", "seat2", "seat3", "kind", "winner", "place0", "place1", "place2", "place3", "count")
+
+
+def _columns(rows: Sequence[dict] | dict[str, Sequence]) -> dict[str, Sequence]:
+    """Counted table results as columns (`fit_table_counts` takes rows or columns)."""
+    if isinstance(rows, dict):
+        return {c: rows.get(c, [None] * len(rows["count"])) for c in _COUNT_COLUMNS}
+    return {c: [r.get(c) for r in rows] for c in _COUNT_COLUMNS}
