@@ -165,7 +165,8 @@ def test_a_killed_table_run_resumes_to_the_same_results_as_an_uninterrupted_one(
         proc.communicate()
     partial = count(a)
     assert 8 <= partial < 36
-    resumed = ok(arena("tournament", *args, "--store", a, "--resume"))
+    # resumed from the store alone: the table config is kept in it
+    resumed = ok(arena("tournament", "--store", a, "--resume", "--quiet", "--no-report", "--no-sandbox"))
     ok(arena("tournament", *args, "--store", b))
     assert results(a) == results(b)
     assert f"{36 - partial} matches played now, 36 of 36" in resumed.stdout
@@ -176,9 +177,9 @@ def test_a_killed_table_run_resumes_to_the_same_results_as_an_uninterrupted_one(
 def test_table_shards_merge_into_the_unsharded_tournament(tmp_path):
     s1, s2, m, whole = (tmp_path / f"{n}.sqlite" for n in ("s1", "s2", "m", "whole"))
     agents = ["random", "greedy", "heuristic"]
-    ok(tournament(s1, "three-sitout", agents, "--shard", "1/2", pairs=2))
-    ok(tournament(s2, "three-sitout", agents, "--shard", "2/2", pairs=2))
-    ok(tournament(whole, "three-sitout", agents, pairs=2))
+    ok(tournament(s1, "three-sitout", agents, "--shard", "1/2", "--seating", "permutations", pairs=2))
+    ok(tournament(s2, "three-sitout", agents, "--shard", "2/2", "--seating", "permutations", pairs=2))
+    ok(tournament(whole, "three-sitout", agents, "--seating", "permutations", pairs=2))
     one, two = ({r["id"] for r in rows(s, "SELECT id FROM matches")} for s in (s1, s2))
     assert one and two and not one & two
     ok(arena("merge", m, s1, s2))
