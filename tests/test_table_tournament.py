@@ -189,6 +189,10 @@ def test_table_shards_merge_into_the_unsharded_tournament(tmp_path):
     assert all(sorted(x[f"place{s}"] for s in range(3)) in ([1, 2, 3], [1, 2, 2]) for x in matches)
     maps = rows(whole, "SELECT seat_map FROM table_deals")
     assert maps and all(len(r["seat_map"].split()) == 2 for r in maps)  # the two match seats holding the hand
+    for x in matches:  # each match seat's gains (the dealer sitting out scores too) add up to its score
+        gains = rows(whole, f"SELECT sum(gain0) AS g0, sum(gain1) AS g1, sum(gain2) AS g2 FROM table_deals "
+                            f"WHERE match_id = '{x['id']}'")[0]  # fmt: skip
+        assert [gains[f"g{s}"] for s in range(3)] == [x[f"score{s}"] for s in range(3)]
 
 
 @pytest.mark.parametrize(

@@ -255,7 +255,9 @@ async def play_match(
                     points=list(r.points),
                     tricks=list(r.tricks),
                     seats=list(seats) if variant.form == "dealer_sits_out" else None,
-                    scores=list(r.scores) if hasattr(r, "scores") else None,
+                    # per side; dealer-sits-out: what each match seat gained (the dealer scores too)
+                    scores=list(r.scores) if hasattr(r, "scores") else [
+                        match.score[s] - before[s] for s in range(3)] if variant.form == "dealer_sits_out" else None,
                     bidder=getattr(r, "bidder", None),
                     bid=r.bid if getattr(r, "bidder", None) is not None else None,
                 )

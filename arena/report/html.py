@@ -29,6 +29,7 @@ import io
 import math
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -152,18 +153,21 @@ def headline(ratings: Ratings) -> tuple[str, str]:
 # -- tables ----------------------------------------------------------------------------------
 
 
-def _latency_table(chunks: Iterable[list[tuple[str, str, bytes | str | None]]]) -> pd.DataFrame:
-    """Latency percentiles per agent from the stored latencies (`Store.latency_chunks`),
-    read a chunk at a time. Each agent's are kept as counts of whole microseconds (what
-    the referee measures), so memory grows with the spread of the latencies, not with the
-    decisions; the percentiles are numpy's (linear), from the counts."""
+def _latency_table(chunks: Iterable[list[tuple[Any, ...]]]) -> pd.DataFrame:
+    """Latency percentiles per agent from the stored latencies (`Store.latency_chunks`:
+    rows of each seat's agent, then the match's latencies, a list per seat; any number of
+    seats: `arena.results.table_queries.latency_chunks`), read a chunk at a time. Each
+    agent's are kept as counts of whole microseconds (what the referee measures), so memory
+    grows with the spread of the latencies, not with the decisions; the percentiles are
+    numpy's (linear), from the counts."""
     seen: dict[str, tuple[np.ndarray, np.ndarray]] = {}
     for chunk in chunks:
         gathered: dict[str, list[float]] = {}
-        for seat0, seat1, value in chunk:
-            lat = unpack_ms(value) or [[], []]
-            gathered.setdefault(seat0, []).extend(lat[0])
-            gathered.setdefault(seat1, []).extend(lat[1])
+        for *seats, value in chunk:
+            lat = unpack_ms(value) or [[] for _ in seats]
+            for agent, xs in zip(seats, lat, strict=False):
+                if agent is not None:
+                    gathered.setdefault(agent, []).extend(xs)
         for agent, xs in gathered.items():
             us = np.rint(np.asarray(xs, dtype=float) * 1000).astype(np.int64)
             old_us, old_n = seen.get(agent, (np.zeros(0, np.int64), np.zeros(0, np.int64)))
@@ -195,7 +199,10 @@ def _fault_table(matches: pd.DataFrame, names: list[str]) -> pd.DataFrame:
     faulted = matches[matches["fault"].notna()].copy()
     if faulted.empty:
         return pd.DataFrame({"agent": names, "forfeits": 0})
-    faulted["agent"] = np.where(faulted["forfeit_seat"] == 0, faulted["seat0"], faulted["seat1"])
+    faulted["agent"] = faulted["seat1"]  # the seat that forfeited: seat 1 unless another is named
+    for s in (0, 2, 3):
+        if f"seat{s}" in faulted:
+            faulted.loc[faulted["forfeit_seat"] == s, "agent"] = faulted[f"seat{s}"]
     t = faulted.pivot_table(index="agent", columns="fault", values="id", aggfunc="count", fill_value=0)
     t["forfeits"] = t.sum(axis=1)
     t = t.reindex(names, fill_value=0).reset_index().rename(columns={"index": "agent"})
@@ -225,6 +232,31 @@ def _seed_text(config: dict) -> str:
     if seed == "secret":
         return "secret seed (kept in the store)"
     return f"seed {seed}"
+
+
+def _shown_ratings(table: pd.DataFrame) -> pd.DataFrame:
+    """The ratings table (`Ratings.to_frame`) with human headers and text cells."""
+    return pd.DataFrame({
+        "Agent": table["agent"],
+        "Elo": table["elo"].map(_elo),
+        "95% interval": [_interval(lo, hi) for lo, hi in zip(table["ci_low"], table["ci_high"], strict=True)],
+        "Standard error": table["se"].map(lambda x: _num(x, 0)),
+        "Matches": table["games"].map(str),
+        "Won": table["wins"].map(str),
+        "Lost": table["losses"].map(str),
+        "Score": table["score"].map(percent),
+        "Note": table["flag"],
+    })  # fmt: skip
+
+
+def _shown_latency(latency: pd.DataFrame) -> pd.DataFrame:
+    """The latency table (`_latency_table`) with human headers and text cells."""
+    return pd.DataFrame({
+        "Agent": latency["agent"],
+        "Decisions": latency["decisions"].map(lambda n: f"{n:,}"),
+        **{f"{q} (ms)": latency[f"{q}_ms"].map(lambda x: _num(x, 2)) for q in ("p50", "p90", "p99")},
+        "Max (ms)": latency["max_ms"].map(lambda x: _num(x, 2)),
+    })  # fmt: skip
 
 
 def _shown_margins(df: pd.DataFrame) -> pd.DataFrame:
@@ -274,14 +306,15 @@ HEAT_MAX_SIDE = 14.0
 HISTOGRAM_PAIRINGS = 12
 
 
-def _heat_maps(score: np.ndarray, los: np.ndarray, names: list[str]) -> plt.Figure:
+def _heat_maps(score: np.ndarray, los: np.ndarray, names: list[str],
+               score_title: str = "Score: share of matches won") -> plt.Figure:  # fmt: skip
     n = len(names)
     side = min(1.3 + 0.75 * n, HEAT_MAX_SIDE)
     small = n > HEAT_TEXT_AGENTS  # many agents: no cell text, small tick labels
     fig, axes = plt.subplots(1, 2, layout="constrained", figsize=(2 * side + 1.0, side))
     cmap = plt.get_cmap("RdYlGn").copy()
     cmap.set_bad("#e8e8e8")
-    panels = ((axes[0], score, "Score: share of matches won", True),
+    panels = ((axes[0], score, score_title, True),
               (axes[1], los, "Likelihood of superiority", False))  # fmt: skip
     for ax, data, title, exact in panels:
         data = data.astype(float).copy()
@@ -393,7 +426,14 @@ def _match_frame(store: Store) -> pd.DataFrame:
 def build_report(store_path: Path, out: Path, *, title: str | None = None, replays: int | None = None) -> Path:
     """Write ``out/index.html`` (self-contained) and its PNGs and CSVs; returns the HTML path.
     ``replays``: how many matches get a replay page, listed on ``matches.html`` and linked
-    from the report (default `arena.report.replays.REPORT_REPLAYS`; 0: none)."""
+    from the report (default `arena.report.replays.REPORT_REPLAYS`; 0: none). A store of a
+    three- or four-handed game gets its own report (`arena.report.tables`)."""
+    with Store(store_path, create=False) as store:
+        players = store.players
+    if players > 2:
+        from .tables import build_table_report
+
+        return build_table_report(store_path, out, title=title, replays=replays)
     with Store(store_path, create=False) as store:
         config = store.config or {}
         matches = _match_frame(store)
@@ -450,18 +490,7 @@ def build_report(store_path: Path, out: Path, *, title: str | None = None, repla
     if ranking:
         head.append(f'<p class="ranking">{html.escape(ranking)}</p>')
     table = ratings.to_frame()
-    shown = pd.DataFrame({
-        "Agent": table["agent"],
-        "Elo": table["elo"].map(_elo),
-        "95% interval": [_interval(lo, hi) for lo, hi in zip(table["ci_low"], table["ci_high"], strict=True)],
-        "Standard error": table["se"].map(lambda x: _num(x, 0)),
-        "Matches": table["games"].map(str),
-        "Won": table["wins"].map(str),
-        "Lost": table["losses"].map(str),
-        "Score": table["score"].map(percent),
-        "Note": table["flag"],
-    })  # fmt: skip
-    r.table(table.rename(columns={"games": "matches"}), "ratings", shown)
+    r.table(table.rename(columns={"games": "matches"}), "ratings", _shown_ratings(table))
     r.p(
         "Joint maximum-likelihood Bradley-Terry ratings on the Elo scale, mean 0, with 95% intervals from the "
         "information matrix; a weak prior keeps unbeaten or winless agents finite. Score: the share of its "
@@ -559,13 +588,7 @@ def build_report(store_path: Path, out: Path, *, title: str | None = None, repla
     r.h2("Faults and latency", "faults")
     faults = _fault_table(matches, names)
     r.table(faults, "faults", faults.rename(columns={"agent": "Agent", "forfeits": "Forfeits"}).astype(str))
-    shown = pd.DataFrame({
-        "Agent": latency["agent"],
-        "Decisions": latency["decisions"].map(lambda n: f"{n:,}"),
-        **{f"{q} (ms)": latency[f"{q}_ms"].map(lambda x: _num(x, 2)) for q in ("p50", "p90", "p99")},
-        "Max (ms)": latency["max_ms"].map(lambda x: _num(x, 2)),
-    })  # fmt: skip
-    r.table(latency, "latency", shown)
+    r.table(latency, "latency", _shown_latency(latency))
     r.p(
         "Forfeits: matches an agent lost by a fault, by fault code. Latency: wall time from a request to its "
         "answer, per decision, in milliseconds (p50 is the median, p99 the time 99% of decisions stayed under).",

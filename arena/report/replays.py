@@ -81,6 +81,8 @@ def match_list(store_path: Path, matches: pd.DataFrame, out: Path, config: dict[
         (out / "matches.html").unlink(missing_ok=True)  # a list from an earlier report, no longer linked
         prune(out / "replays", {})
         return ""
+    if "seat2" in matches:
+        return table_list(store_path, matches, rows, out, cap)
     ladder = config.get("format") == "ladder"
     ids = [match_id(r, ladder) for r in rows.itertuples(index=False)]
     with Store(store_path, create=False) as store:
@@ -113,3 +115,55 @@ def match_list(store_path: Path, matches: pd.DataFrame, out: Path, config: dict[
     (out / "matches.html").write_text(text, encoding="utf-8")
     return (f'<p class="note">Watch the matches: <a href="matches.html" id="matches-link">{n} matches with their '
             f"replays</a> (the forfeits and the most recent).</p>")  # fmt: skip
+
+
+def _table_winner(r: Any, players: int) -> str:
+    """Who won a table's match: its team's agents joined by "+", the seat that won, or in
+    an order of finish the agents placed first."""
+    if r.kind == "order":
+        return " ".join(getattr(r, f"seat{s}") for s in range(players) if getattr(r, f"place{s}") == 1)
+    if r.winner is None or pd.isna(r.winner):
+        return ""
+    w = int(r.winner)
+    if r.kind == "team":
+        return "+".join(getattr(r, f"seat{s}") for s in range(w, players, 2))
+    return getattr(r, f"seat{w}")
+
+
+def table_list(store_path: Path, matches: pd.DataFrame, rows: pd.DataFrame, out: Path, cap: int) -> str:
+    """``out/matches.html`` for a three- or four-handed store: the chosen ``rows`` without
+    replays (the replay page draws two-handed matches only; earlier pages are removed);
+    returns the report's paragraph linking to it."""
+    players = 4 if "seat3" in matches else 3
+    sides = 2 if players == 4 else players
+    prune(out / "replays", {})
+    ids = [match_id(r, False) for r in rows.itertuples(index=False)]
+    with Store(store_path, create=False) as store:
+        details = {mid: (store.match(mid) or ({},))[0].get("fault_detail")
+                   for mid, f in zip(ids, rows["fault"], strict=True) if f is not None and not pd.isna(f)}  # fmt: skip
+    body = []
+    for mid, r in zip(ids, rows.itertuples(index=False), strict=True):
+        agents = ", ".join(html.escape(getattr(r, f"seat{s}")) for s in range(players))
+        score = " / ".join(f"{getattr(r, f'score{t}'):g}" for t in range(sides))
+        fault = "" if r.fault is None or pd.isna(r.fault) else f"{r.fault}: {details.get(mid) or ''}"
+        body.append(
+            f"<tr><td>{html.escape(mid)}</td><td>{agents}</td><td>{score}</td>"
+            f"<td>{html.escape(_table_winner(r, players))}</td><td>{r.deals}</td><td>{html.escape(fault)}</td></tr>"
+        )
+    n = len(body)
+    side = "team (seats 0 and 2, then 1 and 3)" if players == 4 else "seat"
+    text = (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Matches</title>'
+        f'<style>{PAGE_CSS}</style></head><body>\n<p><a href="index.html">Back to the report</a></p>\n'
+        f'<h1>Matches</h1>\n<p class="note">{n} of {len(matches):,} matches: the forfeits (most recent first, at '
+        f"most {cap // 2}) and the most recent matches, {cap} at most (<code>arena report --replays N</code>). "
+        f"Scores per {side}. Replays are drawn for two-handed matches only; a match's record: <code>arena export "
+        f'{html.escape(str(store_path))}</code>.</p>\n<table class="table-matches"><thead><tr><th>Match</th>'
+        f"<th>Seats 0 to {players - 1}</th><th>Score</th><th>Winner</th><th>Deals</th><th>Forfeit</th></tr></thead>"
+        "<tbody>\n"
+        + "\n".join(body)
+        + "\n</tbody></table>\n</body></html>\n"
+    )
+    (out / "matches.html").write_text(text, encoding="utf-8")
+    return (f'<p class="note">The matches: <a href="matches.html" id="matches-link">{n} matches</a> (the forfeits '
+            "and the most recent; replays are drawn for two-handed matches only).</p>")  # fmt: skip
