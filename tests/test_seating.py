@@ -104,3 +104,16 @@ def test_every_seating_of_a_set_deals_the_same_cards_to_the_same_seats(preset):
         state = Match(v, s.seed).new_deal()
         hands.append([state.hand[seat] for seat in range(state.players)])
     assert all(h == hands[0] for h in hands)
+
+
+def test_over_two_deck_sets_every_agent_holds_every_seat_with_every_partner():
+    specs = table_schedule(["a", "b", "c", "d"], 4, "round-robin", 2, root=3)
+    held = collections.Counter()
+    for s in specs:
+        for seat, name in enumerate(s.seats):
+            partner = s.seats[(seat + 2) % 4]
+            held[name, partner, seat] += 1
+    # 4 agents x 3 partners x 4 seats, each exactly once over the two sets
+    assert len(held) == 4 * 3 * 4 and set(held.values()) == {1}
+    first, second = specs[:6], specs[6:]
+    assert [s.teams for s in second] == [tuple(t[::-1] for t in s.teams) for s in first]  # members the other way

@@ -12,7 +12,7 @@ from typing import Any
 import trio
 
 from ..errors import UserError
-from ..game import PRESETS
+from ..game import ALL_PRESETS
 from ..ladder import rounds as ladder
 from ..ladder.runner import run_ladder, run_ladder_on_cluster
 from ..ladder.store import LadderStore
@@ -35,9 +35,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="a seed mixed with the ladder's secret (128 bits, drawn now and kept in its store), never used alone: "
         "the deals stay secret whatever the seed (default: the secret alone)",
     )  # fmt: skip
-    i.add_argument("--variant", help=f"rule preset: {' or '.join(PRESETS)} (default: sixty-six)")
+    i.add_argument(
+        "--variant",
+        help=f"rule preset: {', '.join(ALL_PRESETS)} (default: sixty-six); a three- or four-handed one plans tables "
+        "instead of pairs",
+    )
     i.add_argument("--concurrency", type=int, help="matches in flight (default: the CPU count, at least 2)")
-    i.add_argument("--round-pairs", type=int, help="duplicate pairs per scheduling round (default: 4 x concurrency)")
+    i.add_argument(
+        "--round-pairs", type=int,
+        help="duplicate pairs per scheduling round, or in a three- or four-handed game tables (one deck set each, "
+        "in every seating) (default: about 8 x concurrency matches)",
+    )  # fmt: skip
     add_time_control_overrides(i, "time control of the ladder's matches (kept in its ladder.toml)", config=False)
 
     r = sub.add_parser("run", help="play scheduled pairs until interrupted, or for N matches")
@@ -115,6 +123,10 @@ def _run(args: argparse.Namespace) -> int:
             raise UserError(f"--{flag}: must be a positive integer, got {v}")
     cfg = ladder.load(args.ladder)
     target = None
+    if args.cluster and cfg.players > 2:
+        from ..ladder.runner import CLUSTER_TABLES
+
+        raise UserError(CLUSTER_TABLES.format(name=cfg.name, variant=cfg.variant.name))
     if args.cluster:  # refused before anything is played: a bad value, or no Dask here
         from ..tournament.cluster import parse_target, require_dask
 
@@ -129,10 +141,11 @@ def _run(args: argparse.Namespace) -> int:
         on = f" per worker on Dask cluster {target}" if target else ""
         say(
             f"ladder {cfg.name!r}: {len(active)} active agents ({ladder.agents_label(active)}), "
-            f"{store.count()} matches stored; {cfg.concurrency} at a time{on}, {cfg.pairs_per_round} pairs a round"
+            f"{store.count()} matches stored; {cfg.concurrency} at a time{on}, {cfg.pairs_per_round} "
+            f"{'pairs' if cfg.players == 2 else f'tables of {cfg.players}'} a round"
         )
-        if len(active) < 2 and args.matches is None and args.rounds is None:
-            say("waiting for at least two active agents (arena submit PATH --ladder DIR)")
+        if len(active) < cfg.players and args.matches is None and args.rounds is None:
+            say(f"waiting for at least {cfg.players} active agents (arena submit PATH --ladder DIR)")
         run_id = store.start_run(code_version(), None, sys.argv)
 
         stale = [False]  # matches stored since the site was last written
@@ -255,9 +268,9 @@ def _history(args: argparse.Namespace) -> int:
               f"arena ladder run --ladder {args.ladder} plays on")  # fmt: skip
         return 0
     print(summary)
+    print(f"chart: {png}")
     from ..report.html import build_report
 
-    print(f"chart: {png}")
     print(f"report: {build_report(cfg.store_path, out, title=f'Ladder {cfg.name}')}")
     return 0
 

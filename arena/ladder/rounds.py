@@ -11,8 +11,9 @@ agent can read it)::
 
 ``arena ladder run`` plays rounds. Each round reads the active entries afresh (so a
 submission joins at the next round), fits the ratings to every match so far, and plans
-``round_pairs`` duplicate pairs with `choose_pairs`, for the information their results
-would bring about the ranking: the gaps between neighbours in the current order, each
+``round_pairs`` duplicate pairs with `choose_pairs` (in a three- or four-handed game:
+tables, each for one deck set in every seating, with `choose_tables`; see below), for the
+information their results would bring about the ranking: the gaps between neighbours in the current order, each
 weighted by how much its order is still in doubt. The round is planned greedily (each
 pick counted as played before the next), with a share of the picks for the agents with
 the fewest games (new entries first), and never a pairing across a settled gap (random
@@ -23,6 +24,16 @@ killed at any point (SIGKILL included) resumes with the open pairs, under the sa
 ids and seeds: nothing lost, nothing counted twice. After a round each agent's rating is
 appended to the history.
 
+**Tables.** A ladder of a three- or four-handed game (three-pagat, four-pagat, ...) plans
+tables instead of pairs: three or four distinct active entries, chosen by `choose_tables`
+with the same measure of information, each played for one deck set in every seating of
+`arena.tournament.seating.seatings` (three rotations; six games for partnerships: each
+split into two teams, both ways round), all games of the set on one deck: the seed is
+``derive_seed(root, "table", *agents, k)`` (agents sorted, ``k`` the table's set number in
+the ladder), the rule of a table tournament's schedule. Its ratings are the team model's
+(four-handed) or Plackett-Luce's (three-handed) fit, `arena.stats.table_rating`, to the
+store's counted results (`Store.table_counts`).
+
 Ladders play submitted, untrusted code, so their root seed is always secret: a secret of
 128 bits drawn at ``arena ladder init`` and kept in the store (`arena.tournament.secret`). A
 ``seed`` in ``ladder.toml`` is mixed with it (`root_seed`), never used alone.
@@ -31,6 +42,7 @@ Ladders play submitted, untrusted code, so their root seed is always secret: a s
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import math
 import os
@@ -45,10 +57,12 @@ import numpy as np
 from ..errors import UserError, read_toml
 from ..game import Variant, VariantError, derive_seed
 from ..protocol.codec import TimeControl
-from ..runtime.agents import Manifest, load_manifest, table_problem
+from ..runtime.agents import Manifest, load_manifest
 from ..runtime.sandbox import Policy, private
 from ..stats.rating import Ratings, expected_score, fit, normal_cdf, order_z
+from ..stats.table_rating import fit_table_counts
 from ..tournament.schedule import MatchSpec, identity_hash
+from ..tournament.seating import seatings
 from ..tournament.secret import ladder_root, new_secret
 from .store import LadderStore
 
@@ -80,7 +94,7 @@ class LadderConfig:
     variant: Variant = dataclasses.field(default_factory=lambda: Variant.from_dict({"base": "sixty-six"}))
     time_control: TimeControl = TimeControl()
     concurrency: int = dataclasses.field(default_factory=lambda: max(2, os.cpu_count() or 2))
-    round_pairs: int = 0  # pairs per round; 0: four per match in flight
+    round_pairs: int = 0  # pairs (at tables: deck sets) per round; 0: about four pairs' matches per match in flight
     sandbox: Policy = Policy()
     submit: SubmitRules = SubmitRules()
 
@@ -97,10 +111,22 @@ class LadderConfig:
         return self.folder / "logs"
 
     @property
+    def players(self) -> int:
+        """Seats at a match: 2 (pairs), or 3 or 4 (tables)."""
+        return self.variant.players
+
+    @property
+    def games_per_set(self) -> int:
+        """Matches of one planned pair (2) or table (one deck set in every seating)."""
+        return 2 if self.players == 2 else len(seatings(range(self.players)))
+
+    @property
     def pairs_per_round(self) -> int:
+        """Pairs (at tables: deck sets of a table) planned a round."""
         # Enough that the round's tail (its last matches, with slots idle) is short, few
-        # enough that the ratings steer the schedule often.
-        return self.round_pairs or max(4, 4 * self.concurrency)
+        # enough that the ratings steer the schedule often: about 8 matches per match in
+        # flight, whatever the game.
+        return self.round_pairs or max(2 if self.players > 2 else 4, -(-8 * self.concurrency // self.games_per_set))
 
     def identity(self) -> dict[str, Any]:
         """What the ladder's results depend on (stored, checked on every open)."""
@@ -128,7 +154,8 @@ class LadderConfig:
             seed,
             f"variant = {json.dumps(self.variant.name)}",
             f"concurrency = {self.concurrency}",
-            f"round_pairs = {self.round_pairs}  # duplicate pairs per scheduling round; 0: four per match in flight",
+            f"round_pairs = {self.round_pairs}  # duplicate pairs (at tables: deck sets) per scheduling round; "
+            "0: about eight matches per match in flight",
             "",
             "[time_control]",
             *(f"{k} = {json.dumps(v)}" for k, v in tc.items()),
@@ -171,9 +198,6 @@ def parse_config(folder: Path, data: dict[str, Any], where: str) -> LadderConfig
             kw["variant"] = Variant.from_dict({"base": raw} if isinstance(raw, str) else raw)
         except (VariantError, TypeError, AttributeError) as e:
             raise UserError(f"{where}: field 'variant' is not a valid variant: {e}") from None
-        problem = table_problem(kw["variant"])
-        if problem:
-            raise UserError(f"{where}: field 'variant': {problem}")
     if "time_control" in data:
         tc = data["time_control"]
         if not isinstance(tc, dict):
@@ -267,8 +291,13 @@ def manifests(store: LadderStore, keys: Sequence[str]) -> dict[str, Manifest]:
 
 
 def ratings(store: LadderStore) -> Ratings:
-    """Ratings of every entry (retired ones too) from every match so far."""
-    return fit(store.results(), [e["key"] for e in store.entries()])
+    """Ratings of every entry (retired ones too) from every match so far: Bradley-Terry
+    for a two-handed game; at tables the team model (partnerships) or Plackett-Luce
+    (three-handed), fitted to the store's counted results."""
+    keys = [e["key"] for e in store.entries()]
+    if store.players > 2:
+        return fit_table_counts(store.table_counts(), keys)
+    return fit(store.results(), keys)
 
 
 #: The share of a round's picks that go to the agent with the fewest games (against its
@@ -355,10 +384,125 @@ def choose_pairs(active: Sequence[str], rated: Ratings, n: int, rng: random.Rand
     return out
 
 
+#: A table may seat only agents within this many places more than its seats of one
+#: another in the current order (all tables when there are no more active agents).
+TABLE_WINDOW = 2
+
+
+def _side_information(sides: Sequence[Sequence[int]], elo: np.ndarray, n: int) -> np.ndarray:
+    """Fisher information (Elo scale, ``n`` x ``n`` over a table's members) of one match's
+    result read as the choice of its winning side (each side's strength the sum of its
+    members' ratings): ``C^2 (E[u u'] - E[u] E[u]')``, u the winning side's membership."""
+    u = np.zeros((len(sides), n))
+    for k, side in enumerate(sides):
+        u[k, list(side)] = 1.0
+    s = C * (u @ elo)
+    pi = np.exp(s - s.max())
+    pi /= pi.sum()
+    mean = pi @ u
+    return C * C * (u.T @ (pi[:, None] * u) - np.outer(mean, mean))
+
+
+def table_information(elo: np.ndarray, players: int) -> np.ndarray:
+    """The information of one deck set at a table of ``players`` agents with ratings
+    ``elo`` (in its sorted order): each seating's winning side (`_side_information`),
+    summed over `seatings`: teams of seats 0+2 and 1+3 at four, every seat alone at three."""
+    out = np.zeros((players, players))
+    for seats, teams in seatings(range(players)):
+        sides = teams if teams is not None else [(s,) for s in seats]
+        out += _side_information(sides, elo, players)
+    return out
+
+
+def choose_tables(
+    active: Sequence[str], rated: Ratings, n: int, players: int, rng: random.Random
+) -> list[tuple[str, ...]]:
+    """``n`` tables (sorted tuples of ``players`` distinct agents of ``active``; a table
+    may come back) for a round of a three- or four-handed game, chosen for what one deck
+    set at each would tell about the ranking.
+
+    The measure is `choose_pairs`': the gaps between neighbours in the current order,
+    each weighted `BASE_WEIGHT` plus the bits of its order still unknown, and a table's
+    value ``sum_k weight_k log(v_k / v_k')``, ``v_k`` the gap's variance before and after
+    the set's results. Why this rather than "the least known agent with its nearest
+    neighbours" alone: at a table the information is not one number for one pair but a
+    matrix over its members (`table_information`: in a partnership game a set tells about
+    every sum of partners, so also about the gaps between the others), and the greedy
+    update of the covariance (``cov - cov_S M cov_S'``, ``M = I (1 + cov_SS I)^-1``, I the
+    set's information) makes a round spread over the tables that matter, as it does for
+    pairs. The simple rule is kept where it is right: a share `EXPLORE` of the picks
+    must seat the agent with the fewest games (planned ones counted: new entries first),
+    and a table seats only agents within `TABLE_WINDOW` places more than its seats of one
+    another in the rating order (a table of far-apart agents has a foregone result, and
+    the candidates stay few however large the ladder). The doubt of a gap comes from its
+    ``z = gap / SE`` (`order_z` is Bradley-Terry's likelihood ratio, not this model's), and
+    the information from the winning side only: for an order of finish it is a lower
+    bound. Tables spanning the fewest settled gaps (`SETTLED`) are preferred: none while
+    a table without one is open. Deterministic given ``rng``'s state."""
+    m = len(active)
+    if m < players:
+        return []
+    idx = [rated.index(k) for k in active]
+    elo = np.asarray(rated.elo, dtype=float)[idx]
+    cov = np.asarray(rated.covariance, dtype=float)[np.ix_(idx, idx)].copy()
+    games = np.asarray(rated.games, dtype=float)[idx].copy()
+    order = sorted(range(m), key=lambda k: (-elo[k], k))
+    place = np.argsort(order)
+    gaps = np.zeros((max(m - 1, 0), m))
+    gaps[np.arange(m - 1), order[:-1]] = 1.0
+    gaps[np.arange(m - 1), order[1:]] = -1.0
+    var0 = np.maximum(np.einsum("ki,ij,kj->k", gaps, cov, gaps), 1e-12)
+    wrong = normal_cdf(-np.abs(gaps @ elo) / np.sqrt(var0))
+    weight = BASE_WEIGHT + _bits(wrong)
+    width = players + TABLE_WINDOW
+    cands = sorted({
+        tuple(sorted(c)) for start in range(max(m - width, 0) + 1)
+        for c in itertools.combinations(order[start:start + width], players)
+    })  # fmt: skip
+    tabs = np.array(cands, dtype=int)  # (T, players): agent indices, ascending
+    info = np.array([table_information(elo[t], players) for t in tabs])
+    cuts = np.concatenate([[0], np.cumsum(wrong < SETTLED)])
+    spans = cuts[place[tabs].max(axis=1)] - cuts[place[tabs].min(axis=1)]
+    best = spans == spans.min()
+    eye = np.eye(players)
+    out = []
+    for _ in range(n):
+        var = np.maximum(np.einsum("ki,ij,kj->k", gaps, cov, gaps), 1e-12)
+        gc = (gaps @ cov)[:, tabs].transpose(1, 0, 2)  # (T, gaps, players)
+        cov_ss = cov[tabs[:, :, None], tabs[:, None, :]]
+        mm = info @ np.linalg.inv(eye + cov_ss @ info)
+        drop = np.einsum("tkp,tpq,tkq->tk", gc, mm, gc)
+        value = (weight * -np.log1p(-np.clip(drop / var, 0.0, 1 - 1e-12))).sum(axis=1)
+        allowed = best
+        if rng.random() < EXPLORE:
+            least = games.min()
+            agent = rng.choice([a for a in range(m) if games[a] == least])
+            allowed = (tabs == agent).any(axis=1)
+            allowed = allowed & (spans == spans[allowed].min())
+        c = int(np.flatnonzero(allowed)[np.argmax(value[allowed])])
+        t = tabs[c]
+        out.append(tuple(sorted(active[a] for a in t)))
+        cs = cov[:, t]
+        cov -= cs @ mm[c] @ cs.T
+        cov = (cov + cov.T) / 2
+        games[t] += len(seatings(range(players)))
+    return out
+
+
 def specs_for(pairs: Sequence[dict[str, Any]]) -> list[MatchSpec]:
-    """The two matches of each planned pair (ids ``L<pair>.<game>``)."""
+    """The matches of each planned pair (ids ``L<pair>.<game>``): two, the seats swapped;
+    of a planned table, one deck set in every seating (`arena.tournament.seating`)."""
     out = []
     for p in pairs:
+        agents = p.get("agents") or (p["a"], p["b"])
+        if len(agents) > 2:
+            # which of each team's members sits in seat 0 (four-handed): a coin from the set's
+            # seed, so over a ladder's sets every agent holds every seat about equally often
+            games = seatings(agents, set_index=p["seed"] & 1)
+            for game, (seats, teams) in enumerate(games):
+                out.append(MatchSpec(len(games) * p["id"] + game, f"L{p['id']}.{game}", "~".join(agents), p["id"],
+                                     game, seats, p["seed"], teams))  # fmt: skip
+            continue
         for game, seats in ((0, (p["a"], p["b"])), (1, (p["b"], p["a"]))):
             out.append(
                 MatchSpec(
@@ -370,18 +514,26 @@ def specs_for(pairs: Sequence[dict[str, Any]]) -> list[MatchSpec]:
 
 def plan_round(cfg: LadderConfig, store: LadderStore) -> tuple[int, list[dict[str, Any]]]:
     """The round to play next: an open round (planned, not finished) if there is one,
-    else a new round planned now. Returns (round, its pairs), or (round, []) when fewer
-    than two agents are active."""
+    else a new round planned now. Returns (round, its pairs or tables), or (round, [])
+    when fewer agents are active than a match seats."""
     last = store.last_round()
     if last >= 0 and not store.has_history(last):
         return last, store.pairs(last)
     round_ = last + 1
     active = [e["key"] for e in store.entries("active")]
-    if len(active) < 2:
+    if len(active) < cfg.players:
         return round_, []
     rated = ratings(store)
     root = root_seed(cfg, store)
     rng = random.Random(derive_seed(root, "schedule", round_))
+    if cfg.players > 2:
+        sets = store.table_sets()
+        planned_tables = []
+        for table in choose_tables(active, rated, cfg.pairs_per_round, cfg.players, rng):
+            k = sets.get(table, 0)  # the table's deck set: its seed as a table tournament's set k
+            sets[table] = k + 1
+            planned_tables.append((*table, derive_seed(root, "table", *table, k)))
+        return round_, store.plan(round_, planned_tables)
     chosen = choose_pairs(active, rated, cfg.pairs_per_round, rng)
     next_id = len(store.pairs())
     planned = [(a, b, derive_seed(root, "ladder-pair", next_id + k)) for k, (a, b) in enumerate(chosen)]
@@ -425,6 +577,8 @@ def standings_frame(store: LadderStore, rated: Ratings, *, include_retired: bool
 
 
 def format_standings(df: Any, reference: str) -> str:
+    """The standings as text; ``reference`` is the fit's (a table model adds its name
+    after "; ")."""
     if df.empty:
         return "no agents yet: submit some with arena submit PATH --ladder DIR"
     w = max(5, *(len(a) for a in df["agent"]))
@@ -436,7 +590,9 @@ def format_standings(df: Any, reference: str) -> str:
             f"{k:>3}  {r.agent:<{w}}  {r.elo:>7.1f}  {interval:>17}  {r.games:>6}  {score:>6}  {r.status}"
             + (f"  ({r.flag})" if r.flag else "")
         )
-    lines.append(f"Bradley-Terry on the Elo scale, {reference}; 95% intervals from the Hessian.")
+    reference, _, model = reference.partition("; ")
+    model = model[:1].upper() + model[1:] if model else "Bradley-Terry"
+    lines.append(f"{model} on the Elo scale, {reference}; 95% intervals from the Hessian.")
     return "\n".join(lines)
 
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
+from ..errors import UserError
 from ..runtime.sandbox import Sandbox
 from ..tournament.runner import Finished, Pools, play, write_finished
 from . import rounds as ladder
@@ -31,6 +32,12 @@ from .store import LadderStore
 
 if TYPE_CHECKING:
     from distributed import Client
+
+#: Why a ladder of a three- or four-handed game is not played on a cluster (yet).
+CLUSTER_TABLES = (
+    "ladder {name!r} plays {variant}, a game at tables: --cluster plays two-handed ladders only so far; "
+    "run it without --cluster"
+)
 
 
 def rounds_of(
@@ -42,8 +49,8 @@ def rounds_of(
     max_rounds: int | None = None,
     on_round: Callable[[int, int], None] | None = None,
 ) -> Iterator[tuple[int, list[dict[str, Any]]]]:
-    """The rounds to play, as (round, its pairs); (round, []) when fewer than two agents
-    are active and no limit is set: the caller waits for submissions, then asks again.
+    """The rounds to play, as (round, its pairs or tables); (round, []) when fewer agents
+    are active than a match seats and no limit is set: the caller waits for submissions, then asks again.
     When a round is handed back, the caller plays it (``played()``: this run's matches so
     far). A round then fully stored is finished here (its ratings recorded, ``on_round``
     told); one left open (the match limit) ends the run, and the next run plays it first."""
@@ -72,7 +79,8 @@ def rounds_of(
 
 
 def _keys(pairs: list[dict[str, Any]]) -> list[str]:
-    return sorted({p["a"] for p in pairs} | {p["b"] for p in pairs})
+    """The entries a round's pairs or tables seat."""
+    return sorted({a for p in pairs for a in p["agents"]})
 
 
 async def run_ladder(
@@ -151,6 +159,9 @@ def run_ladder_on_cluster(
     with a worker's one line (no bubblewrap there, a failed build): the round stays open."""
     from ..tournament.cluster import play_on_cluster, ship
     from ..tournament.cluster_worker import RunSettings, pack
+
+    if cfg.players > 2:
+        raise UserError(CLUSTER_TABLES.format(name=cfg.name, variant=cfg.variant.name))
 
     settings = RunSettings(cfg.variant, cfg.time_control, ladder.root_seed(cfg, store), cfg.concurrency, cfg.sandbox,
                            cfg.config_hash, submitted=f"ladder {cfg.name!r}", unsafe=unsafe,

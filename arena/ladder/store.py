@@ -7,9 +7,12 @@ Extra tables:
   hash, the folder of its immutable copy, when it was submitted, and its status
   (``active`` or ``retired``; a retired entry keeps its record).
 - ``ladder_pairs``: every duplicate pair the scheduler planned, with its round and
-  seed, written before any of its matches is played. A pair whose two matches are not
-  both in ``matches`` is open: a resumed run plays the missing ones first, under the
-  same match ids, so a killed run neither loses nor repeats a match.
+  seed, written before any of its matches is played. In a ladder of a three- or
+  four-handed game a row is a *table* instead, played for one deck set: its agents,
+  sorted, in ``a``, ``b``, ``c`` (and ``d``; NULL at a table of three). A pair or table
+  whose matches are not all in ``matches`` is open: a resumed run plays the missing ones
+  first, under the same match ids, so a killed run neither loses nor repeats a match.
+  (Ladders made before tables have no ``c``, ``d`` columns; they plan pairs only.)
 - ``history``: each agent's rating, its standard error and games after each round.
 """
 
@@ -30,7 +33,7 @@ CREATE TABLE IF NOT EXISTS entries (
 );
 CREATE TABLE IF NOT EXISTS ladder_pairs (
     id INTEGER PRIMARY KEY, round INTEGER NOT NULL, a TEXT NOT NULL, b TEXT NOT NULL,
-    seed INTEGER NOT NULL, planned REAL NOT NULL
+    seed INTEGER NOT NULL, planned REAL NOT NULL, c TEXT, d TEXT
 );
 CREATE TABLE IF NOT EXISTS history (
     round INTEGER NOT NULL, at REAL NOT NULL, agent TEXT NOT NULL, elo REAL NOT NULL,
@@ -99,15 +102,20 @@ class LadderStore(Store):
         )
 
     # -- pairs ----------------------------------------------------------------------------
-    def plan(self, round_: int, pairs: Sequence[tuple[str, str, int]]) -> list[dict[str, Any]]:
-        """Record a round's pairs ``(a, b, seed)`` in one transaction; returns them with ids."""
+    def plan(self, round_: int, pairs: Sequence[tuple[Any, ...]]) -> list[dict[str, Any]]:
+        """Record a round's pairs ``(a, b, seed)``, or tables ``(a, b, c[, d], seed)`` (their
+        agents sorted), in one transaction; returns them with ids (see `pairs`)."""
         now = time.time()
+        two = [(round_, *row[:-1], _u64(row[-1]), now) for row in pairs if len(row) == 3]
+        more = [(round_, *row[:-1], *[None] * (5 - len(row)), _u64(row[-1]), now) for row in pairs if len(row) > 3]
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            self.db.executemany(
-                "INSERT INTO ladder_pairs (round, a, b, seed, planned) VALUES (?, ?, ?, ?, ?)",
-                [(round_, a, b, _u64(seed), now) for a, b, seed in pairs],
-            )
+            if two:
+                self.db.executemany("INSERT INTO ladder_pairs (round, a, b, seed, planned) VALUES (?, ?, ?, ?, ?)", two)
+            if more:
+                self.db.executemany(
+                    "INSERT INTO ladder_pairs (round, a, b, c, d, seed, planned) VALUES (?, ?, ?, ?, ?, ?, ?)", more
+                )
             self.db.execute("COMMIT")
         except BaseException:
             if self.db.in_transaction:
@@ -116,13 +124,29 @@ class LadderStore(Store):
         return self.pairs(round_)
 
     def pairs(self, round_: int | None = None) -> list[dict[str, Any]]:
+        """The planned pairs or tables (all, or of one round), by id: rows of ``id``,
+        ``round``, ``a``, ``b`` (``c``, ``d``: a table's others, or None), ``seed``,
+        ``planned``, and ``agents``: the pair's or table's agents, in order."""
         if round_ is None:
             rows = self._rows("SELECT * FROM ladder_pairs ORDER BY id")
         else:
             rows = self._rows("SELECT * FROM ladder_pairs WHERE round = ? ORDER BY id", (round_,))
         for r in rows:
             r["seed"] = _from_u64(r["seed"])
+            r.setdefault("c", None)
+            r.setdefault("d", None)
+            r["agents"] = tuple(r[k] for k in "abcd" if r[k] is not None)
         return rows
+
+    def table_sets(self) -> dict[tuple[str, ...], int]:
+        """How many deck sets each table (its agents, sorted) has planned so far: the next
+        set's number, which its seed is derived from."""
+        if "c" not in {r[1] for r in self.db.execute("PRAGMA table_info(ladder_pairs)")}:
+            return {}
+        rows = self.db.execute(
+            "SELECT a, b, c, d, count(*) FROM ladder_pairs WHERE c IS NOT NULL GROUP BY a, b, c, d"
+        ).fetchall()
+        return {tuple(x for x in r[:4] if x is not None): int(r[4]) for r in rows}
 
     def last_round(self) -> int:
         """The highest planned round, or -1."""

@@ -192,7 +192,7 @@ def submit(
     policy = policy or (ladder.sandbox if ladder else Policy())
     m = validate(path, rules)
     if ladder is not None:
-        require_variant([m], ladder.variant, f"ladder {ladder.name!r} ({ladder.folder})")
+        require_variant([m], ladder.variant, f"ladder {ladder.name!r} ({ladder.folder})", tables=True)
     digest = m.content_hash()
     key = f"{m.name}@{m.version}"
     store = open_store(ladder) if ladder else None

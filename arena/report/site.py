@@ -18,6 +18,11 @@ writes every page again, except replays: a stored match never changes, so a repl
 that exists is kept and only new ones are made; replays no longer linked are removed.
 File names come from entry keys and match ids through `safe_name` (``name@1`` ->
 ``name_401``), so every link is a plain relative path.
+
+A ladder of a three- or four-handed game shows tables where a two-handed one shows pairs:
+a match is won by the seats placed first (the winning team's both), an agent's page lists
+the agents it sat with, and there are no replay pages yet (the viewer plays two-handed
+matches only).
 """
 
 from __future__ import annotations
@@ -46,6 +51,8 @@ FAULTS_SHOWN = 50
 CHART_POINTS = 400
 _COLUMNS = ("idx", "id", "pair_index", "seat0", "seat1", "winner", "score0", "score1", "margin", "forfeit_seat",
             "fault", "fault_detail", "fault_deal", "deals", "finished")  # fmt: skip
+#: A table ladder's columns besides those.
+_TABLE_COLUMNS = ("seat2", "seat3", "place0", "place1", "place2", "place3", "score2", "winner_name")
 CSS = """
 body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 1100px; color: #222; line-height: 1.45;
   padding: 0 1em; }
@@ -160,8 +167,29 @@ def history_svg(lines: dict[str, pd.DataFrame], title: str, *, band: bool, retir
 
 
 def _matches(store: LadderStore) -> pd.DataFrame:
-    parts = [pd.DataFrame.from_records(c, columns=list(_COLUMNS)) for c in store.chunks("matches", _COLUMNS)]
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(_COLUMNS))
+    cols = _COLUMNS + (_TABLE_COLUMNS if store.players > 2 else ())
+    parts = [pd.DataFrame.from_records(c, columns=list(cols)) for c in store.chunks("matches", cols)]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=list(cols))
+
+
+def _seat_won(matches: pd.DataFrame, seat: pd.Series | np.ndarray, rows: np.ndarray, tables: bool) -> np.ndarray:
+    """Whether the seat ``seat`` of each match ``rows`` won it: the winner two-handed; at a
+    table, placed first (so both seats of the winning team)."""
+    seat = np.asarray(seat, dtype=int)
+    if not tables:
+        return matches["winner"].to_numpy()[rows] == seat
+    places = matches[["place0", "place1", "place2", "place3"]].to_numpy()[rows, seat]
+    return np.asarray([p == 1 for p in places], dtype=bool)
+
+
+def _seat_names(m: Any, n: int) -> list[str]:
+    return [m[f"seat{s}"] for s in range(n)]
+
+
+def _score_text(m: Any, tables: bool) -> str:
+    if not tables or m["score2"] is None or pd.isna(m["score2"]):
+        return f"{m['score0']:g}-{m['score1']:g}" if tables else f"{m['score0']}-{m['score1']}"
+    return f"{m['score0']:g}-{m['score1']:g}-{m['score2']:g}"
 
 
 def _write(path: Path, text: str) -> None:
@@ -178,6 +206,9 @@ def build_site(store: LadderStore, out: Path, *, name: str | None = None, recent
     status = {e["key"]: e["status"] for e in entries}
     rated = ladder.ratings(store)
     table = ladder.standings_frame(store, rated)
+    seats = store.players
+    tables = seats > 2
+    model = rated.reference.partition("; ")[2] or "Bradley-Terry"
     matches = _matches(store)
     pairs = pd.DataFrame(store.pairs(), columns=["id", "round", "a", "b", "seed", "planned"])
     round_of = dict(zip(pairs["id"], pairs["round"], strict=True))
@@ -192,12 +223,12 @@ def build_site(store: LadderStore, out: Path, *, name: str | None = None, recent
 
     # -- replays: each agent's latest matches ---------------------------------------------------
     sides = pd.concat([
-        pd.DataFrame({"agent": matches["seat0"], "seat": 0, "row": matches.index}),
-        pd.DataFrame({"agent": matches["seat1"], "seat": 1, "row": matches.index}),
+        pd.DataFrame({"agent": matches[f"seat{s}"], "seat": s, "row": matches.index}) for s in range(seats)
     ], ignore_index=True)  # fmt: skip
     sides["idx"] = matches["idx"].to_numpy()[sides["row"].to_numpy()]
     latest = sides.sort_values("idx", ascending=False, kind="stable").groupby("agent", sort=False).head(recent)
-    wanted = sorted(set(matches["id"].to_numpy()[latest["row"].to_numpy()]))
+    # no replay pages of table matches yet: the viewer plays two-handed matches only
+    wanted = [] if tables else sorted(set(matches["id"].to_numpy()[latest["row"].to_numpy()]))
     replays = write_replays(store, wanted, out / "replays", keep=True)
     prune(out / "replays", replays)  # replays no longer linked
 
@@ -221,8 +252,9 @@ def build_site(store: LadderStore, out: Path, *, name: str | None = None, recent
     _write(out / "history.svg", chart)
     last_rounds = sorted(pairs["round"].unique())[-10:][::-1]
     body = [
-        f'<p class="note">{_e(summary)}. Ratings: Bradley-Terry on the Elo scale, {_e(rated.reference)}, with 95% '
-        f"intervals; refitted to all matches after every round. Written {_when(time.time())} UTC.</p>",
+        f'<p class="note">{_e(summary)}. Ratings: {_e(model)} on the Elo scale, '
+        f"{_e(rated.reference.partition('; ')[0])}, with 95% intervals; refitted to all matches after every round. "
+        f"Written {_when(time.time())} UTC.</p>",
         _table(["#", "Agent", "Elo", "95% interval", "Matches", "Won-lost", "Score", "Status"], rows, left=(1, 7),
                cls="standings"),  # fmt: skip
         "<h2>Rating history</h2>",
@@ -234,19 +266,24 @@ def build_site(store: LadderStore, out: Path, *, name: str | None = None, recent
     _write(out / "index.html", _page(f"Ladder {name}", "\n".join(body)))
 
     # -- agents ---------------------------------------------------------------------------------
-    me = sides.assign(opponent=np.where(sides["seat"] == 0, matches["seat1"].to_numpy()[sides["row"]],
-                                        matches["seat0"].to_numpy()[sides["row"]]))  # fmt: skip
-    winner = matches["winner"].to_numpy()[me["row"].to_numpy()]
-    me["won"] = winner == me["seat"].to_numpy()
-    me["lost"] = (~pd.isna(winner)) & ~me["won"].to_numpy()
-    margin = matches["margin"].to_numpy()[me["row"].to_numpy()].astype(float)
+    # each agent with each other agent of its matches (at a table: every other seat)
+    me = pd.concat([
+        sides[sides["seat"] != s].assign(opponent=matches[f"seat{s}"].to_numpy()[sides["row"][sides["seat"] != s]])
+        for s in range(seats)
+    ], ignore_index=True) if len(sides) else sides.assign(opponent=sides["agent"])  # fmt: skip
+    rows_of = me["row"].to_numpy()
+    decided = (~pd.isna(matches["place0"].to_numpy()[rows_of]) if tables
+               else ~pd.isna(matches["winner"].to_numpy()[rows_of]))  # fmt: skip
+    me["won"] = _seat_won(matches, me["seat"], rows_of, tables) & decided
+    me["lost"] = decided & ~me["won"].to_numpy()
+    margin = matches["margin"].to_numpy()[rows_of].astype(float)
     me["margin"] = np.where(me["won"], margin, np.where(me["lost"], -margin, 0.0))
     vs = me.groupby(["agent", "opponent"]).agg(matches=("row", "size"), won=("won", "sum"), lost=("lost", "sum"),
                                                 margin=("margin", "mean")).reset_index()  # fmt: skip
     vs_by = {k: g for k, g in vs.groupby("agent")}
     latest_by = {k: g for k, g in latest.groupby("agent")}
     faulted = matches[matches["fault"].notna() & matches["forfeit_seat"].notna()].copy()
-    faulted["agent"] = np.where(faulted["forfeit_seat"] == 0, faulted["seat0"], faulted["seat1"])
+    faulted["agent"] = [m[f"seat{int(m['forfeit_seat'])}"] for _, m in faulted.iterrows()]
     faults_by = {k: g.sort_values("idx", ascending=False) for k, g in faulted.groupby("agent")}
     elo_row = {r.agent: r for r in table.itertuples(index=False)}
     by_name: dict[str, list[dict[str, Any]]] = {}
@@ -267,13 +304,16 @@ def build_site(store: LadderStore, out: Path, *, name: str | None = None, recent
         recent_rows = []
         for s in latest_by.get(k, latest.iloc[:0]).itertuples(index=False):
             m = matches.loc[s.row]
-            other = m["seat1"] if s.seat == 0 else m["seat0"]
-            result = ("won" if m["winner"] == s.seat else "lost") if not pd.isna(m["winner"]) else "no result"
+            names = _seat_names(m, seats)
+            other = ", ".join(agent_link(o, 1) for i, o in enumerate(names) if i != s.seat)
+            done = not pd.isna(m["place0"] if tables else m["winner"])
+            won = bool(_seat_won(matches, [s.seat], np.array([s.row]), tables)[0])
+            result = ("won" if won else "lost") if done else "no result"
             if m["fault"] is not None and not pd.isna(m["fault"]):
-                result += f" ({_e(m['fault'])} forfeit by {_e(m['seat0'] if m['forfeit_seat'] == 0 else m['seat1'])})"
+                result += f" ({_e(m['fault'])} forfeit by {_e(names[int(m['forfeit_seat'])])})"
             recent_rows.append([match_cell(m["id"], 1), f'<a href="../rounds/{int(m["round"])}.html">{int(m["round"])}'
-                                f"</a>" if not pd.isna(m["round"]) else "", agent_link(other, 1), str(s.seat),
-                                f"{m['score0']}-{m['score1']}", result, _when(m["finished"])])  # fmt: skip
+                                f"</a>" if not pd.isna(m["round"]) else "", other, str(s.seat),
+                                _score_text(m, tables), result, _when(m["finished"])])  # fmt: skip
         fl = faults_by.get(k, faulted.iloc[:0])
         fault_rows = [[match_cell(f.id, 1), _e(f.fault), _e(f.fault_detail or ""),
                        "" if pd.isna(f.fault_deal) else str(int(f.fault_deal) + 1), _when(f.finished)]
@@ -288,11 +328,13 @@ def build_site(store: LadderStore, out: Path, *, name: str | None = None, recent
                    left=(0, 1, 2, 4, 5), cls="versions"),  # fmt: skip
             "<h2>Rating history</h2>",
             f'<img src="{slug[k]}.svg" alt="{_e(k)}: rating after each round" width="760">',
-            "<h2>Against each opponent</h2>",
-            _table(["Opponent", "Matches", "Won", "Lost", "Score", "Mean margin"], opp_rows, cls="opponents")
-            if opp_rows else "<p>No matches yet.</p>",
-            f"<h2>Latest matches</h2><p class=\"note\">The {recent} latest, each with its replay.</p>",
-            _table(["Match", "Round", "Opponent", "Seat", "Score", "Result", "Finished (UTC)"], recent_rows,
+            "<h2>At a table with each agent</h2>" if tables else "<h2>Against each opponent</h2>",
+            _table(["With" if tables else "Opponent", "Matches", "Won", "Lost", "Score", "Mean margin"], opp_rows,
+                   cls="opponents") if opp_rows else "<p>No matches yet.</p>",  # fmt: skip
+            f"<h2>Latest matches</h2><p class=\"note\">The {recent} latest"
+            + (" (no replays of table matches yet).</p>" if tables else ", each with its replay.</p>"),
+            _table(["Match", "Round", "Others" if tables else "Opponent", "Seat", "Score", "Result", "Finished (UTC)"],
+                   recent_rows,
                    left=(0, 2, 5), cls="recent") if recent_rows else "<p>No matches yet.</p>",  # fmt: skip
             "<h2>Faults</h2>",
             (f'<p class="note">{len(fl):,} forfeits'
@@ -308,25 +350,35 @@ def build_site(store: LadderStore, out: Path, *, name: str | None = None, recent
     for h in hist[["round", "agent", "elo", "se", "games"]].itertuples(index=False, name=None):
         hist_by_round.setdefault(int(h[0]), []).append(h[1:])
     match_by_pair: dict[int, list[str]] = {}
+    if tables:
+        for _, m in matches.sort_values("id").iterrows():
+            wn = m["winner_name"]
+            won = "no result" if wn is None or pd.isna(wn) else f"{_e(wn)} won"
+            forfeit = f" ({_e(m['fault'])} forfeit)" if m["fault"] is not None and not pd.isna(m["fault"]) else ""
+            match_by_pair.setdefault(int(m["pair_index"]), []).append(
+                f"{match_cell(m['id'], 1)}: {', '.join(_e(x) for x in _seat_names(m, seats))} "
+                f"{_score_text(m, tables)}, {won}{forfeit}"
+            )
     cols = ["pair_index", "id", "seat0", "seat1", "score0", "score1", "winner", "fault"]
     for pi, mid, s0, s1, sc0, sc1, w, fault in sorted(matches[cols].itertuples(index=False, name=None),
-                                                     key=lambda m: m[1]):  # fmt: skip
+                                                     key=lambda m: m[1]) if not tables else ():  # fmt: skip
         won = "no result" if pd.isna(w) else f"{_e(s0 if w == 0 else s1)} won"
         forfeit = f" ({_e(fault)} forfeit)" if fault is not None and not pd.isna(fault) else ""
         match_by_pair.setdefault(int(pi), []).append(
             f"{match_cell(mid, 1)}: {_e(s0)} {sc0}-{sc1} {_e(s1)}, {won}{forfeit}"
         )
-    by_round: dict[int, list[tuple[int, str, str, float]]] = {}
-    for pid, rnd, a, b, when in pairs[["id", "round", "a", "b", "planned"]].itertuples(index=False, name=None):
-        by_round.setdefault(int(rnd), []).append((int(pid), a, b, when))
+    by_round: dict[int, list[tuple[int, tuple[str, ...], float]]] = {}
+    for p in store.pairs():
+        by_round.setdefault(int(p["round"]), []).append((int(p["id"]), p["agents"], p["planned"]))
     round_rows = []
     for rnd, plist in sorted(by_round.items()):
         played = sum(len(match_by_pair.get(p[0], ())) for p in plist)
         state = "finished" if rnd in hist_by_round else "open"
         round_rows.append([f'<a href="rounds/{rnd}.html">{rnd}</a>', f"{len(plist):,}", f"{played:,}", state,
-                           _when(min(p[3] for p in plist))])  # fmt: skip
-        prow = [[str(pid), agent_link(a, 1), agent_link(b, 1), "<br>".join(match_by_pair.get(pid, ())) or
-                 "not played yet"] for pid, a, b, _ in plist]  # fmt: skip
+                           _when(min(p[2] for p in plist))])  # fmt: skip
+        prow = [[str(pid), *([", ".join(agent_link(a, 1) for a in agents)] if tables else
+                             [agent_link(a, 1) for a in agents]),
+                 "<br>".join(match_by_pair.get(pid, ())) or "not played yet"] for pid, agents, _ in plist]  # fmt: skip
         ratings = ""
         if rnd in hist_by_round:
             after = sorted(hist_by_round[rnd], key=lambda h: -h[1])
@@ -336,12 +388,18 @@ def build_site(store: LadderStore, out: Path, *, name: str | None = None, recent
         nav = " ".join(x for x in (f'<a href="{rnd - 1}.html">previous round</a>' if rnd - 1 in by_round else "",
                                    f'<a href="{rnd + 1}.html">next round</a>' if rnd + 1 in by_round else "")
                        if x)  # fmt: skip
-        body = (f'<p class="note">{state}; {len(plist)} duplicate pairs, {played} matches. {nav}</p>'
-                + _table(["Pair", "Agent a", "Agent b", "Matches (game 0: a in seat 0; game 1: seats swapped)"], prow,
-                         left=(1, 2, 3), cls="pairs") + ratings)  # fmt: skip
+        if tables:
+            head = ["Table", "Agents", "Matches (one deck in every seating; seats in order, scores per side)"]
+            what, left = "tables (one deck set each)", (1, 2)
+        else:
+            head = ["Pair", "Agent a", "Agent b", "Matches (game 0: a in seat 0; game 1: seats swapped)"]
+            what, left = "duplicate pairs", (1, 2, 3)
+        body = (f'<p class="note">{state}; {len(plist)} {what}, {played} matches. {nav}</p>'
+                + _table(head, prow, left=left, cls="pairs") + ratings)  # fmt: skip
         _write(out / "rounds" / f"{rnd}.html", _page(f"Ladder {name}: round {rnd}", body, depth=1))
     _write(out / "rounds.html", _page(f"Ladder {name}: rounds", f'<p class="note">{_e(summary)}.</p>' + _table(
-        ["Round", "Pairs", "Matches", "State", "Planned (UTC)"], round_rows[::-1], cls="rounds")))  # fmt: skip
+        ["Round", "Tables" if tables else "Pairs", "Matches", "State", "Planned (UTC)"], round_rows[::-1],
+        cls="rounds")))  # fmt: skip
     _prune(out / "rounds", {f"{r}.html" for r in by_round})
     _prune(out / "agents", {f"{slug[k]}{x}" for k in keys for x in (".html", ".svg")})
     return out / "index.html"

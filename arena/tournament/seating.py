@@ -13,9 +13,11 @@ Duplicate play generalised (two-handed: each deck twice, the seats swapped):
 - **Partnerships (four-handed).** A *table* is four agents. They can be split into two
   teams in three ways; deck set ``k`` plays one deck in each split, twice: once with each
   team in seats 0 and 2 (the partnerships swapped, so each team holds each pair of hands
-  once). Six matches a set; over them every agent of the table plays with each of the
-  others (in two matches) and against each (in four), which is what lets team results
-  identify each agent's own strength (`arena.stats.table_rating`).
+  once); an odd set seats each team's members the other way round, so over two sets each
+  agent holds each of the four seats' cards once per partnership. Six matches a set;
+  over them every agent of the table plays with each of the others (in two matches) and
+  against each (in four), which is what lets team results identify each agent's own
+  strength (`arena.stats.table_rating`).
 
 Tables come from the pool by the format: ``round-robin`` every table of distinct agents,
 ``gauntlet`` every table that seats the challenger, ``head-to-head`` the one table of
@@ -56,8 +58,12 @@ def tables(names: Sequence[str], players: int, fmt: str, challenger: str | None 
     raise ValueError(f"unknown format {fmt!r}")
 
 
-def seatings(table: Sequence[str], seating: str = "rotations") -> list[tuple[tuple[str, ...], tuple | None]]:
-    """The seatings of one deck set at ``table``: (seats, teams) for each game, in order."""
+def seatings(
+    table: Sequence[str], seating: str = "rotations", set_index: int = 0
+) -> list[tuple[tuple[str, ...], tuple | None]]:
+    """The seatings of deck set ``set_index`` at ``table``: (seats, teams) for each game, in
+    order. Four-handed, an odd set seats each team's members the other way round (who sits
+    in seat 0 and who in seat 2), so that over two sets every agent holds every seat."""
     t = tuple(table)
     if len(t) == 3:
         if seating not in SEATINGS:
@@ -70,6 +76,8 @@ def seatings(table: Sequence[str], seating: str = "rotations") -> list[tuple[tup
         for partner in t[1:]:  # the three ways to split four agents into two teams
             x = (a, partner)
             y = tuple(n for n in t if n not in x)
+            if set_index % 2:
+                x, y = x[::-1], y[::-1]
             out.append(((x[0], y[0], x[1], y[1]), (x, y)))  # team x in seats 0 and 2
             out.append(((y[0], x[0], y[1], x[1]), (y, x)))  # the partnerships swapped
         return out
@@ -93,6 +101,6 @@ def table_schedule(
         for table in chosen:
             key = "~".join(table)
             seed = derive_seed(root, "table", *table, k)
-            for game, (seats, teams) in enumerate(seatings(table, seating)):
+            for game, (seats, teams) in enumerate(seatings(table, seating, k)):
                 out.append(MatchSpec(len(out), f"{key}#{k}.{game}", key, k, game, seats, seed, teams))
     return out
