@@ -123,10 +123,6 @@ def _run(args: argparse.Namespace) -> int:
             raise UserError(f"--{flag}: must be a positive integer, got {v}")
     cfg = ladder.load(args.ladder)
     target = None
-    if args.cluster and cfg.players > 2:
-        from ..ladder.runner import CLUSTER_TABLES
-
-        raise UserError(CLUSTER_TABLES.format(name=cfg.name, variant=cfg.variant.name))
     if args.cluster:  # refused before anything is played: a bad value, or no Dask here
         from ..tournament.cluster import parse_target, require_dask
 

@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 
 import trio
 
-from ..errors import UserError
 from ..runtime.sandbox import Sandbox
 from ..tournament.runner import Finished, Pools, play, write_finished
 from . import rounds as ladder
@@ -32,13 +31,6 @@ from .store import LadderStore
 
 if TYPE_CHECKING:
     from distributed import Client
-
-#: Why a ladder of a three- or four-handed game is not played on a cluster (yet).
-CLUSTER_TABLES = (
-    "ladder {name!r} plays {variant}, a game at tables: --cluster plays two-handed ladders only so far; "
-    "run it without --cluster"
-)
-
 
 def rounds_of(
     cfg: LadderConfig,
@@ -159,9 +151,6 @@ def run_ladder_on_cluster(
     with a worker's one line (no bubblewrap there, a failed build): the round stays open."""
     from ..tournament.cluster import play_on_cluster, ship
     from ..tournament.cluster_worker import RunSettings, pack
-
-    if cfg.players > 2:
-        raise UserError(CLUSTER_TABLES.format(name=cfg.name, variant=cfg.variant.name))
 
     settings = RunSettings(cfg.variant, cfg.time_control, ladder.root_seed(cfg, store), cfg.concurrency, cfg.sandbox,
                            cfg.config_hash, submitted=f"ladder {cfg.name!r}", unsafe=unsafe,
