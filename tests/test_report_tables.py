@@ -325,3 +325,18 @@ def test_forfeits_and_latency_count_every_seat(tmp_path):
     assert arena("report", store, "-o", out).returncode == 0  # now with the match list
     listed = page(out / "matches.html").tables["matches"]
     assert len(listed) == 1 + 3 and all(r[5].startswith("crash: ") for r in listed[1:])
+
+
+def test_a_table_comparison_report_shows_its_sprt_on_deck_sets(tmp_path):
+    store = tmp_path / "cmp.sqlite"
+    p = arena("compare", "heuristic", "random", "--variant", "three-pagat", "--reference", "greedy", "--elo1", "100",
+              "--seed", "3", "--store", store, "--no-sandbox")  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    page = (tmp_path / "cmp" / "index.html").read_text()
+    con = sqlite3.connect(store)
+    sets = con.execute("SELECT count(DISTINCT pair_index) FROM matches").fetchone()[0]
+    con.close()
+    assert "Comparison (SPRT)" in page and "NEW behind / even / ahead" in page
+    verdict = p.stdout.splitlines()[-2] if p.stdout.strip().endswith(".html") else p.stdout.splitlines()[-1]
+    assert verdict.split(":")[0] in page  # the command's verdict, word for word
+    assert f"{sets} deck sets" in page and "Results by seat" in page

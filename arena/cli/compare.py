@@ -10,6 +10,11 @@ estimate. Everything is kept in the store: ``--resume`` continues a comparison (
 the command), ``arena report`` charts its LLR path. A pair with a match lost before play is
 void (`arena.tournament.compare`); when an agent cannot be started at all the run stops, since every
 further pair would be void, and says how to go on once it is fixed (exit status 1).
+
+In a three- or four-handed game (``--variant three-pagat``, ...) the other seats are held by a
+reference agent (``--reference``, default heuristic), NEW and OLD each play every seat of a
+deck set's decks against the same references, and the SPRT reads one score per deck set
+(`arena.tournament.compare_tables`, which says why the set and not the seat is the unit).
 """
 
 from __future__ import annotations
@@ -25,15 +30,25 @@ from pathlib import Path
 import trio
 
 from ..errors import UserError
-from ..game import PRESETS
+from ..game import PRESETS, TABLE_PRESETS
 from ..report.progress import StatusLine, interrupted
 from ..results.store import Store
 from ..runtime.agents import build_all
 from ..runtime.sandbox import Sandbox, private
-from ..stats.sprt_plan import DEFAULT_SPLIT, SENSITIVITY_SPLITS, Plan, make_plan, plan_line, plan_text, unit
-from ..tournament.compare import COLUMNS, DEFAULTS, MAX_NELO, Comparison, Pair, match_row
+from ..stats.sprt_plan import DEFAULT_SPLIT, SENSITIVITY_SPLITS, Plan, make_plan, plan_line, plan_text
+from ..stats.sprt_plan import unit as model_unit
+from ..tournament.compare import COLUMNS, DEFAULTS, MAX_NELO, Pair, comparison_class, match_row
+from ..tournament.compare_tables import (
+    DEFAULT_REFERENCE,
+    TABLE_COLUMNS,
+    TableCompareConfig,
+    play_tables,
+    table_config,
+    table_match_row,
+    table_variant,
+)
 from ..tournament.runner import Finished, run_tournament
-from ..tournament.schedule import load_config
+from ..tournament.schedule import TournamentConfig, load_config
 from ..tournament.secret import bind_tournament, explicit_seed_warning
 from .options import add_cluster, add_sandbox, add_time_control_overrides, sandbox_policy, time_control_overrides
 from .tournament import code_version, play_cluster
@@ -73,9 +88,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="a plain root seed, for trusted agents only (default: a secret drawn for the store and kept in it)",
     )  # fmt: skip
     g.add_argument("--secret-file", metavar="FILE", help="the root seed is the secret in FILE (arena secret STORE)")
-    g.add_argument("--variant", default="sixty-six", help=f"rule preset: {' or '.join(PRESETS)}")
+    g.add_argument(
+        "--variant", default="sixty-six",
+        help=f"rule preset: {', '.join(PRESETS)}, or a three- or four-handed one ({', '.join(TABLE_PRESETS)})",
+    )  # fmt: skip
+    g.add_argument(
+        "--reference", metavar="AGENT",
+        help=f"three- and four-handed games: the agent in the other seats (default: {DEFAULT_REFERENCE})",
+    )  # fmt: skip
     g.add_argument("--concurrency", type=int, help="matches in flight (default: the CPU count, at least 2)")
-    g.add_argument("--store", help="the SQLite results file (default: reports/compare-NEW-vs-OLD.sqlite)")
+    g.add_argument(
+        "--store",
+        help="the SQLite results file (default: reports/compare-NEW-vs-OLD.sqlite; at a table "
+        "reports/compare-NEW-vs-OLD-VARIANT.sqlite)",
+    )  # fmt: skip
     add_time_control_overrides(p, "time control", config=False)
     r = p.add_argument_group("running")
     r.add_argument("--resume", action="store_true", help="continue a comparison stored in --store")
@@ -118,23 +144,45 @@ def plan_for(args: argparse.Namespace, others: tuple[float, ...] = ()) -> Plan:
 def run(args: argparse.Namespace) -> int:
     check(args)
     if args.plan:
+        if table_variant(args.variant) is not None:
+            raise UserError(
+                f"--plan: the plan simulates two-handed pairs; there is none for the deck sets of {args.variant} yet"
+            )
         print(plan_text(plan_for(args, SENSITIVITY_SPLITS)))
         return 0
     if args.new is None or args.old is None:
         raise UserError("NEW and OLD: name the two versions to compare (or --plan to see the test's plan)")
     pairs = args.fixed or args.max_pairs
     tc_flags = time_control_overrides(args)
-    overrides = {"format": "head-to-head", "agents": [args.new, args.old], "pairs": pairs, "seed": args.seed,
-                 "secret_file": args.secret_file, "variant": args.variant, "concurrency": args.concurrency}  # fmt: skip
-    cfg = load_config(None, overrides, tc_flags, tables=False)
-    new, old = cfg.names
-    if args.store is None:
-        cfg = load_config(None, {**overrides, "name": f"compare-{new}-vs-{old}"}, tc_flags, tables=False)
-    else:
-        cfg = load_config(None, {**overrides, "store": args.store}, tc_flags, tables=False)
+    variant = table_variant(args.variant)
+    cfg: TournamentConfig
+    if variant is None:  # two-handed: duplicate pairs
+        overrides = {"format": "head-to-head", "agents": [args.new, args.old], "pairs": pairs, "seed": args.seed,
+                     "secret_file": args.secret_file, "variant": args.variant,
+                     "concurrency": args.concurrency}  # fmt: skip
+        cfg = load_config(None, overrides, tc_flags, tables=False)
+        new, old = cfg.names
+        if args.reference is not None:
+            raise UserError(f"--reference: only for the three- and four-handed games, not {cfg.variant.name}")
+        if args.store is None:
+            cfg = load_config(None, {**overrides, "name": f"compare-{new}-vs-{old}"}, tc_flags, tables=False)
+        else:
+            cfg = load_config(None, {**overrides, "store": args.store}, tc_flags, tables=False)
+        agents, columns = list(cfg.agents), COLUMNS
+    else:  # at a table: deck sets, the other seats held by the reference
+        if args.cluster:
+            raise UserError("--cluster: a comparison in a three- or four-handed game runs on this machine only")
+        cfg = table_config(args.new, args.old, args.reference or DEFAULT_REFERENCE, variant, seed=args.seed,
+                           secret_file=args.secret_file, concurrency=args.concurrency, store=args.store,
+                           time_control_flags=tc_flags, sets=pairs)  # fmt: skip
+        new, old = cfg.names
+        agents, columns = cfg.distinct_agents(), TABLE_COLUMNS
     settings = {"new": new, "old": old, "elo0": args.elo0, "elo1": args.elo1, "alpha": args.alpha,
                 "beta": args.beta, "max_pairs": pairs, "fixed": args.fixed is not None,
                 "model": args.model}  # fmt: skip
+    tables = isinstance(cfg, TableCompareConfig)
+    if isinstance(cfg, TableCompareConfig):  # what makes the stored comparison a table one (`comparison_class`)
+        settings.update(reference=cfg.ref.name, seats=cfg.players)
     target = None
     if args.cluster:  # refused before the store is made; each worker checks its toolchain and builds
         from ..tournament.cluster import parse_target, require_dask
@@ -142,8 +190,9 @@ def run(args: argparse.Namespace) -> int:
         target = parse_target(args.cluster)
         require_dask()
     else:
-        build_all(list(cfg.agents))
-    comparison = Comparison(settings)
+        build_all(agents)
+    comparison = comparison_class(settings)(settings)
+    unit = comparison.unit
     say = (lambda *a: None) if args.quiet else (lambda text: print(text, file=sys.stderr, flush=True))
     stored = 0  # matches in the store
     withdrawn: list[str] = []  # an agent that cannot be started: every further pair would be void
@@ -172,8 +221,8 @@ def run(args: argparse.Namespace) -> int:
         have = store.compare_settings()
         legacy = have is not None and "model" not in have and args.model == "logistic"  # before the model was kept
         store.bind_compare({k: v for k, v in settings.items() if k != "model"} if legacy else settings)
-        store.bind_agents([m.row() for m in cfg.agents])
-        rows = store.matches(COLUMNS)
+        store.bind_agents([m.row() for m in agents])
+        rows = store.matches(columns)
         if rows and not args.resume:
             raise UserError(f"{cfg.store} already holds {len(rows)} matches of this comparison; add --resume")
         stored = len(rows)
@@ -182,15 +231,21 @@ def run(args: argparse.Namespace) -> int:
             if row["id"] not in again:
                 comparison.add(row)
         if args.fixed:
-            mode = f"{pairs} pairs"
+            mode = f"{pairs} {unit}"
         else:
-            u = unit(args.model)
+            u = model_unit(args.model)
             mode = (
                 f"SPRT on {args.model} Elo, elo0={args.elo0:g} {u} elo1={args.elo1:g} {u} alpha={args.alpha:g} "
-                f"beta={args.beta:g}, at most {pairs} pairs"
+                f"beta={args.beta:g}, at most {pairs} {unit}"
+            )
+        if isinstance(cfg, TableCompareConfig):
+            n = cfg.players
+            mode += (
+                f" of {2 * n} matches (NEW and OLD in each of the {n} seats of {cfg.variant.name}, "
+                f"{cfg.ref.name} in the others)"
             )
         say(f"comparing {new} (new) with {old} (old): {mode}; store {cfg.store}")
-        if not args.fixed and not args.quiet and not comparison.decided:
+        if not args.fixed and not args.quiet and not comparison.decided and not tables:
             try:
                 say(plan_line(plan_for(args)))
             except UserError as e:  # the plan informs; a split share it cannot use stops nothing
@@ -203,15 +258,20 @@ def run(args: argparse.Namespace) -> int:
         def finished(f: Finished) -> None:
             nonlocal stored
             stored += 1
-            comparison.add(match_row(f.spec, f.record))
+            comparison.add((table_match_row if tables else match_row)(f.spec, f.record))
 
         async def play(sandbox: Sandbox, logs: Path) -> None:
             async with trio.open_nursery() as nursery:
                 if not args.quiet:
                     nursery.start_soon(live.display)
-                await run_tournament(cfg, specs, store, run_id, on_finished=finished,
-                                     should_stop=lambda: comparison.decided or bool(withdrawn), logs=logs,
-                                     sandbox=sandbox, warn=warn)  # fmt: skip
+                if isinstance(cfg, TableCompareConfig):
+                    await play_tables(cfg, specs, store, run_id, on_finished=finished,
+                                      should_stop=lambda: comparison.decided or bool(withdrawn), logs=logs,
+                                      sandbox=sandbox, warn=warn)  # fmt: skip
+                else:
+                    await run_tournament(cfg, specs, store, run_id, on_finished=finished,
+                                         should_stop=lambda: comparison.decided or bool(withdrawn), logs=logs,
+                                         sandbox=sandbox, warn=warn)  # fmt: skip
                 nursery.cancel_scope.cancel()
 
         def on_cluster() -> None:
@@ -264,10 +324,10 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"{cluster_error}; {store.count()} matches in {cfg.store}; resume with: {again_cmd}")
         if stop is not None:
             raise KeyboardInterrupt(
-                f"{store.count()} matches in {cfg.store}, {comparison.test.pairs} pairs complete, the test "
+                f"{store.count()} matches in {cfg.store}, {comparison.test.pairs} {unit} complete, the test "
                 f"{comparison.test.status}; resume with: {again_cmd}"
             ) from None
-        final = Comparison.from_rows(store.matches(COLUMNS), settings)  # what the report reads, the same way
+        final = comparison_class(settings).from_rows(store.matches(columns), settings)  # what the report reads
         unplayed = len(store.unplayed_ids())
     print(final.describe())
     if not args.no_report:

@@ -597,41 +597,53 @@ def build_report(store_path: Path, out: Path, *, title: str | None = None, repla
 
     # -- comparison -------------------------------------------------------------------------------
     if compare is not None:
-        from ..stats.sprt import estimate_text
-        from ..tournament.compare import sprt_from_matches
-
-        r.h2("Comparison (SPRT)", "sprt")
-        comparison = sprt_from_matches(matches, compare)
-        test = comparison.test
-        r.p(comparison.describe())
-        row = comparison.summary()
-        r.table(pd.DataFrame([row]), "sprt", pd.DataFrame([{
-            "Pairs": f"{row['pairs']:,}",
-            "Void pairs": f"{row['void']:,}",
-            "Lost both / split / won both": f"{row['losses']} / {row['halves']} / {row['wins']}",
-            "LLR": f"{row['llr']:.2f}",
-            "Bounds": f"[{row['lower']:.2f}, {row['upper']:.2f}]",
-            "Status": row["status"],
-            "Estimate (95% interval)": estimate_text(test.estimate(), comparison.model),
-        }]))  # fmt: skip
-        r.p(
-            "The test reads complete pairs in pair order; a void pair (a match of it lost before play: an agent "
-            "could not be started) is left out of it. H1 accepted means the results favour a gain of elo1 over "
-            "one of elo0, at an error rate of at most about alpha; H0 the reverse, with beta. The CSV has every "
-            "figure.",
-            "note",
-        )
-        fig, ax = plt.subplots(layout="constrained", figsize=(8, 3.5))
-        ax.plot(range(1, len(test.llr_path) + 1), test.llr_path, color="#333", label="log-likelihood ratio")
-        lo, hi = test.bounds
-        ax.axhline(lo, color="#c33", ls="--", label=f"accept H0 ({lo:.2f})")
-        ax.axhline(hi, color="#393", ls="--", label=f"accept H1 ({hi:.2f})")
-        ax.set_xlabel("duplicate pairs")
-        ax.set_ylabel("log-likelihood ratio")
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=9)
-        r.figure(fig, "sprt", "SPRT log-likelihood ratio against its bounds")
+        comparison_section(r, matches, compare)
 
     path = out / "index.html"
     path.write_text(r.html(title, head))
     return path
+
+
+def comparison_section(r: _Report, matches: pd.DataFrame, compare: dict) -> None:
+    """The report's section on an ``arena compare`` store: its verdict in the command's
+    words (`arena.tournament.compare`), the figures, the LLR's path against its bounds.
+    Its unit is the duplicate pair, or at a table the deck set."""
+    from ..stats.sprt import estimate_text
+    from ..tournament.compare import sprt_from_matches
+
+    r.h2("Comparison (SPRT)", "sprt")
+    comparison = sprt_from_matches(matches, compare)
+    test = comparison.test
+    sets = comparison.unit == "deck sets"
+    unit, units_ = ("Deck set", "Deck sets") if sets else ("Pair", "Pairs")
+    r.p(comparison.describe())
+    row = comparison.summary()
+    r.table(pd.DataFrame([row]), "sprt", pd.DataFrame([{
+        units_: f"{row['pairs']:,}",
+        f"Void {units_.lower()}": f"{row['void']:,}",
+        ("NEW behind / even / ahead" if sets else "Lost both / split / won both"):
+            f"{row['losses']} / {row['halves']} / {row['wins']}",
+        "LLR": f"{row['llr']:.2f}",
+        "Bounds": f"[{row['lower']:.2f}, {row['upper']:.2f}]",
+        "Status": row["status"],
+        "Estimate (95% interval)": estimate_text(test.estimate(), comparison.model),
+    }]))  # fmt: skip
+    r.p(
+        f"The test reads complete {units_.lower()} in order; a void {unit.lower()} (a match of it lost before "
+        "play: an agent could not be started) is left out of it. "
+        + ("A deck set is one deck played by NEW and by OLD in every seat, the reference agent in the others; "
+           "its score is the mean of NEW's result less OLD's, seat by seat. " if sets else "")
+        + "H1 accepted means the results favour a gain of elo1 over one of elo0, at an error rate of at most about "
+        "alpha; H0 the reverse, with beta. The CSV has every figure.",
+        "note",
+    )  # fmt: skip
+    fig, ax = plt.subplots(layout="constrained", figsize=(8, 3.5))
+    ax.plot(range(1, len(test.llr_path) + 1), test.llr_path, color="#333", label="log-likelihood ratio")
+    lo, hi = test.bounds
+    ax.axhline(lo, color="#c33", ls="--", label=f"accept H0 ({lo:.2f})")
+    ax.axhline(hi, color="#393", ls="--", label=f"accept H1 ({hi:.2f})")
+    ax.set_xlabel("deck sets" if sets else "duplicate pairs")
+    ax.set_ylabel("log-likelihood ratio")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False, fontsize=9)
+    r.figure(fig, "sprt", "SPRT log-likelihood ratio against its bounds")

@@ -41,6 +41,7 @@ from .html import (
     _seed_text,
     _shown_latency,
     _shown_ratings,
+    comparison_section,
     headline,
     plt,
 )
@@ -208,6 +209,7 @@ def build_table_report(store_path: Path, out: Path, *, title: str | None = None,
         calls = pd.DataFrame(tq.auction_counts(store), columns=["agent", "bid", "count"])
         latency = _latency_table(tq.latency_chunks(store, size=10_000))
         runs = store.runs()
+        compare = store.compare_settings()
     out.mkdir(parents=True, exist_ok=True)
     seen = sorted({x for s in range(players) for x in matches[f"seat{s}"].dropna()})
     names = list(config.get("agents", [])) or seen
@@ -454,6 +456,9 @@ def build_table_report(store_path: Path, out: Path, *, title: str | None = None,
         "answer, per decision, in milliseconds (p50 is the median, p99 the time 99% of decisions stayed under).",
         "note",
     )
+
+    if compare is not None:  # an `arena compare` of a three- or four-handed game: its SPRT on deck sets
+        comparison_section(r, matches, compare)
 
     path = out / "index.html"
     path.write_text(r.html(title, head))

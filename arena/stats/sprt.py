@@ -215,9 +215,48 @@ def mle_given_t(freqs: npt.ArrayLike, values: npt.ArrayLike, ref: float, t: floa
             break
         prev = delta
     else:
-        if delta > 1e-9:
-            raise ValueError("the t-value constrained MLE did not converge")
+        if delta > 1e-9:  # it crawls (seen with many cells, a deck set's 13): Newton's method finishes it
+            flat_q, flat_p = q.reshape(-1, q.shape[-1]), p.reshape(-1, q.shape[-1]).copy()
+            for i in range(len(flat_q)):
+                flat_p[i] = _settle_t(flat_q[i], v, ref, t, flat_p[i])
+            p = flat_p.reshape(q.shape)
     return p
+
+
+def _settle_t(q: np.ndarray, v: np.ndarray, ref: float, t: float, p: np.ndarray) -> np.ndarray:
+    """`mle_given_t`'s fixed point for one row, by Newton's method on the mean and sd that the
+    iteration maps to themselves (a finite-difference Jacobian), from where the iteration
+    stopped; ValueError if it does not settle either."""
+
+    def image(z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        mu, sigma = z
+        a = v - ref - t * sigma * (1.0 + ((mu - v) / sigma) ** 2) / 2.0
+        x = solve_multiplier(q, a)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            pn = np.where(q > 0, q / (1.0 + x * a), 0.0)
+        m = float(pn @ v)
+        return pn, np.array([m, math.sqrt(float(pn @ (v - m) ** 2))])
+
+    m = float(p @ v)
+    z = np.array([m, math.sqrt(float(p @ (v - m) ** 2))])
+    try:
+        for _ in range(50):
+            pn, fz = image(z)
+            f = fz - z
+            if np.max(np.abs(f)) < 1e-14:
+                return pn
+            jac = np.empty((2, 2))
+            for j in range(2):
+                h = 1e-7 * max(1.0, abs(z[j]))
+                dz = z.copy()
+                dz[j] += h
+                jac[:, j] = (image(dz)[1] - dz - f) / h
+            z = z - np.linalg.solve(jac, f)
+            if not (z[1] > 0 and np.all(np.isfinite(z))):
+                break
+    except (ValueError, np.linalg.LinAlgError):
+        pass
+    raise ValueError("the t-value constrained MLE did not converge")
 
 
 def _llr_from(c: np.ndarray, p0: np.ndarray, p1: np.ndarray) -> np.ndarray:
@@ -259,15 +298,16 @@ def _llr_normalized(
 
 
 def _llr_model(
-    counts: npt.ArrayLike, values: np.ndarray, elo0: float, elo1: float, model: Model, regularize: bool
-) -> float | np.ndarray:
+    counts: npt.ArrayLike, values: np.ndarray, elo0: float, elo1: float, model: Model, regularize: bool,
+    games: float = 2.0,
+) -> float | np.ndarray:  # fmt: skip
     if not (math.isfinite(elo0) and math.isfinite(elo1)):
         raise ValueError("elo0 and elo1 must be finite")
     if model == "logistic":
         return gsprt_llr(counts, values, logistic_score(elo0), logistic_score(elo1), regularize)
     if model == "normalized":
-        # a sample is a pair of games: its t-value is sqrt(2) times the per-game one
-        t0, t1 = (math.sqrt(2.0) * e / NELO_PER_NT for e in (elo0, elo1))
+        # a sample stands for ``games`` games (a pair: 2): its t-value is sqrt(games) times the per-game one
+        t0, t1 = (math.sqrt(games) * e / NELO_PER_NT for e in (elo0, elo1))
         return _llr_normalized(counts, values, t0, t1, regularize)
     raise ValueError(f"unknown Elo model {model!r} (use 'logistic' or 'normalized')")
 
@@ -296,6 +336,25 @@ def llr_pairs(
     return _llr_model(c, PAIR_VALUES, elo0, elo1, model, regularize)
 
 
+def llr_scores(
+    counts: npt.ArrayLike,
+    values: npt.ArrayLike,
+    elo0: float,
+    elo1: float,
+    model: Model = "logistic",
+    regularize: bool = True,
+    games: float = 2.0,
+) -> float | np.ndarray:
+    """GSPRT log-likelihood ratio for samples of any score ``values`` in [0, 1] (``counts``
+    per value, last axis): the pair forms above are its cases. ``games`` is how many games a
+    sample stands for in the normalized model (its t-value is ``sqrt(games)`` times the
+    per-game one): 2 for a duplicate pair."""
+    v = np.asarray(values, dtype=float)
+    if v.ndim != 1 or np.any((v < 0) | (v > 1)) or not games > 0:
+        raise ValueError("values must be a list of scores in [0, 1], and games positive")
+    return _llr_model(counts, v, elo0, elo1, model, regularize, games)
+
+
 # -- estimates -----------------------------------------------------------------------------------
 
 
@@ -316,6 +375,8 @@ class EloEstimate:
     nelo: float  # normalized Elo (fishtest's per-game convention), NaN if undefined
     nelo_low: float = math.nan  # its interval: the mean's, scaled by the same spread (fishtest's)
     nelo_high: float = math.nan
+    #: What a sample is, in words (`elo_text`): "pair", or "deck set" (`ScoreSPRT`).
+    sample: str = "pair"
 
     @property
     def error(self) -> float:
@@ -377,16 +438,19 @@ def elo_text(est: EloEstimate) -> str:
     1-1, that it did (no spread, so no interval and no evidence either way) rather than a
     zero-width interval."""
     pct = f"{100 * est.confidence:g}%"
+    one = est.sample
     if est.pairs == 0:
-        return "Elo n/a (no pairs yet)"
+        return f"Elo n/a (no {one}s yet)"
     if est.pairs < 2:
-        return "Elo n/a (1 pair: no interval yet)"
+        return f"Elo n/a (1 {one}: no interval yet)"
     if est.mean == 1.0:
-        return f"Elo > {est.ci_low:+.0f} (every pair won: {pct} lower bound; no upper bound)"
+        return f"Elo > {est.ci_low:+.0f} (every {one} won: {pct} lower bound; no upper bound)"
     if est.mean == 0.0:
-        return f"Elo < {est.ci_high:+.0f} (every pair lost: {pct} upper bound; no lower bound)"
-    if est.sd == 0:  # all pairs scored the same, and not 0 or 1: every pair split 1-1
+        return f"Elo < {est.ci_high:+.0f} (every {one} lost: {pct} upper bound; no lower bound)"
+    if est.sd == 0 and one == "pair":  # all pairs scored the same, and not 0 or 1: every pair split 1-1
         return "Elo n/a (every pair split 1-1: no spread to make an interval of, no evidence either way)"
+    if est.sd == 0:
+        return f"Elo n/a (every {one} scored {est.mean:.3g}: no spread to make an interval of)"
     elo = est.elo + 0.0  # no "-0.0"
     return f"Elo {elo:+.1f} [{est.ci_low:+.1f}, {est.ci_high:+.1f}]"
 
@@ -398,6 +462,49 @@ def estimate_text(est: EloEstimate, model: Model = "logistic") -> str:
         nelo = est.nelo + 0.0
         return f"nElo {nelo:+.1f} [{est.nelo_low:+.1f}, {est.nelo_high:+.1f}], {elo_text(est)}"
     return elo_text(est)
+
+
+def score_estimate(
+    counts: Sequence[int], values: npt.ArrayLike, games: float = 2.0, confidence: float = 0.95, sample: str = "pair"
+) -> EloEstimate:
+    """`elo_estimate` for samples of any score ``values`` in [0, 1] (``counts`` per value): the
+    mean score's Elo with a delta-method interval from the samples' spread, the LOS, and
+    normalized Elo with a sample standing for ``games`` games (`llr_scores`). Every sample
+    scoring 1 (or 0) gives the exact one-sided bound: the chance of a sample scoring 1 is at
+    least the Clopper-Pearson limit, and so is the mean."""
+    z = _z(confidence)
+    c = np.asarray(counts, dtype=float)
+    v = np.asarray(values, dtype=float)
+    n = int(c.sum())
+    nan = math.nan
+    if n == 0:
+        return EloEstimate(0, nan, nan, nan, nan, nan, nan, nan, confidence, nan, nan, sample=sample)
+    mean = min(1.0, max(0.0, float(c @ v) / n))
+    sd = math.sqrt(max(float(c @ (v - mean) ** 2), 0.0) / (n - 1)) if n >= 2 else nan
+    se = sd / math.sqrt(n) if n >= 2 else nan
+    elo = score_to_elo(mean)
+    if 0.0 < mean < 1.0 and not math.isnan(se):
+        elo = elo + 0.0
+        elo_se = se * 400.0 / (math.log(10.0) * mean * (1.0 - mean))
+        lo, hi = (elo - z * elo_se, elo + z * elo_se) if se > 0 else (nan, nan)
+    elif n >= 2 and mean in (0.0, 1.0):
+        elo_se = nan
+        bound = score_to_elo(((1.0 - confidence) / 2.0) ** (1.0 / n))
+        lo, hi = (bound, math.inf) if mean == 1.0 else (-math.inf, -bound)
+    else:
+        elo_se, lo, hi = nan, nan, nan
+    if math.isnan(se):
+        los = nan
+    elif se > 0:
+        los = normal_cdf((mean - 0.5) / se)
+    else:
+        los = 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
+    nelo = nelo_low = nelo_high = nan
+    if n >= 2 and sd > 0:
+        scale = NELO_PER_NT / (math.sqrt(games) * sd)
+        nelo, half = (mean - 0.5) * scale, z * se * scale
+        nelo_low, nelo_high = nelo - half, nelo + half
+    return EloEstimate(n, mean, sd, se, elo, elo_se, lo, hi, confidence, los, nelo, nelo_low, nelo_high, sample)
 
 
 def los_text(est: EloEstimate) -> str:
@@ -638,3 +745,109 @@ def run_sprt(
     test = SPRT(elo0, elo1, alpha, beta, max_pairs, model)
     test.extend(scores)
     return test
+
+
+class ScoreSPRT:
+    """GSPRT on samples scoring ``k / steps`` (k = 0..steps), fed one at a time: the `SPRT`
+    of duplicate pairs generalised to a finer score, such as a table comparison's deck set
+    (the mean of its seats' pair scores, `arena.tournament.compare_tables`). The LLR is
+    `llr_scores` on the counts per value (fishtest's regularization of empty cells
+    included); in the normalized model a sample stands for ``games`` games. ``status``,
+    the bounds and the first decision being final are as in `SPRT`; ``pairs`` counts samples
+    (the name the comparison's report reads)."""
+
+    def __init__(
+        self,
+        elo0: float,
+        elo1: float,
+        alpha: float = 0.05,
+        beta: float = 0.05,
+        max_pairs: int | None = None,
+        model: Model = "logistic",
+        *,
+        steps: int,
+        games: float,
+        sample: str = "sample",
+    ) -> None:
+        if not (math.isfinite(elo0) and math.isfinite(elo1) and elo0 < elo1):
+            raise ValueError(f"need finite elo0 < elo1, got {elo0}, {elo1}")
+        if model not in ("logistic", "normalized"):
+            raise ValueError(f"unknown Elo model {model!r}")
+        if max_pairs is not None and max_pairs < 1:
+            raise ValueError(f"max_pairs must be positive, got {max_pairs}")
+        if steps < 1 or not games > 0:
+            raise ValueError(f"need steps >= 1 and games > 0, got {steps}, {games}")
+        self.elo0, self.elo1 = float(elo0), float(elo1)
+        self.alpha, self.beta = float(alpha), float(beta)
+        self.lower, self.upper = sprt_bounds(alpha, beta)
+        self.max_pairs = max_pairs
+        self.model: Model = model
+        self.steps, self.games, self.sample = steps, float(games), sample
+        self.values = np.arange(steps + 1) / steps
+        self._counts = [0] * (steps + 1)
+        self.llr = 0.0
+        self.llr_path: list[float] = []
+        self.status: Status = "continue"
+        self.decided_at: int | None = None
+
+    @property
+    def bounds(self) -> tuple[float, float]:
+        return self.lower, self.upper
+
+    @property
+    def counts(self) -> tuple[int, ...]:
+        """Samples per score ``k / steps``, k = 0..steps."""
+        return tuple(self._counts)
+
+    @property
+    def tally(self) -> tuple[int, int, int]:
+        """Samples scoring below 1/2, exactly 1/2 and above: NEW behind, even, ahead."""
+        half = self.steps / 2
+        below = sum(c for k, c in enumerate(self._counts) if k < half)
+        even = sum(c for k, c in enumerate(self._counts) if k == half)
+        return below, even, self.pairs - below - even
+
+    @property
+    def pairs(self) -> int:
+        return sum(self._counts)
+
+    @property
+    def finished(self) -> bool:
+        return self.status != "continue"
+
+    def add(self, score: float) -> Status:
+        """Record one sample's score (a multiple of ``1 / steps`` in [0, 1]) and return the status."""
+        k = round(float(score) * self.steps)
+        if not 0 <= k <= self.steps or abs(k - float(score) * self.steps) > 1e-9:
+            raise ValueError(f"a score must be a multiple of 1/{self.steps} in [0, 1], got {score!r}")
+        self._counts[k] += 1
+        self.llr = float(
+            llr_scores(self._counts, self.values, self.elo0, self.elo1, model=self.model, games=self.games)
+        )
+        self.llr_path.append(self.llr)
+        if self.status == "continue":
+            if self.llr >= self.upper:
+                self.status = "H1"
+            elif self.llr <= self.lower:
+                self.status = "H0"
+            elif self.max_pairs is not None and self.pairs >= self.max_pairs:
+                self.status = "cap"
+            if self.status != "continue":
+                self.decided_at = self.pairs
+        return self.status
+
+    def estimate(self, confidence: float = 0.95) -> EloEstimate:
+        """The mean score's Elo with its interval, LOS and normalized Elo (`score_estimate`)."""
+        return score_estimate(self._counts, self.values, self.games, confidence, self.sample)
+
+    def summary(self) -> dict[str, object]:
+        """`SPRT.summary`'s keys (``losses``, ``halves``, ``wins`` from `tally`), with the mean score."""
+        est = self.estimate()
+        losses, halves, wins = self.tally
+        return {
+            "pairs": self.pairs, "losses": losses, "halves": halves, "wins": wins, "llr": self.llr,
+            "lower": self.lower, "upper": self.upper, "status": self.status, "elo": est.elo,
+            "elo_low": est.ci_low, "elo_high": est.ci_high, "los": est.los, "elo0": self.elo0,
+            "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta, "model": self.model,
+            "max_pairs": self.max_pairs, "decided_at": self.decided_at, "mean_score": est.mean,
+        }  # fmt: skip

@@ -92,6 +92,9 @@ class Comparison:
     ``alpha``, ``beta``, ``max_pairs``, ``fixed`` and ``model`` (a store written before the
     model was a setting is logistic)."""
 
+    #: What the test counts, in the command's words (a table comparison counts deck sets).
+    unit = "pairs"
+
     def __init__(self, settings: Mapping[str, Any]) -> None:
         self.settings = dict(settings)
         self.new, self.old = settings["new"], settings["old"]
@@ -180,7 +183,7 @@ class Comparison:
             )
         if status == "cap":
             return (
-                f"no decision: the cap of {s['max_pairs']} pairs was reached with the LLR between its bounds, so "
+                f"no decision: the cap of {s['max_pairs']} {self.unit} was reached with the LLR between its bounds, so "
                 f"the results favour neither a gain of {e0} nor one of {e1} at these error rates; the estimate is "
                 "all they say"
             )
@@ -244,6 +247,16 @@ class Comparison:
         return f"{pairs}  LLR {t.llr:.2f} [{t.lower:.2f}, {t.upper:.2f}]  {self.estimate()}  {t.status}"
 
 
+def comparison_class(settings: Mapping[str, Any]) -> type[Comparison]:
+    """The comparison that reads a store of these settings: `Comparison`, or for a three- or
+    four-handed game (its settings name the ``reference``) `arena.tournament.compare_tables.TableComparison`."""
+    if "reference" in settings:
+        from .compare_tables import TableComparison
+
+        return TableComparison
+    return Comparison
+
+
 def sprt_from_matches(matches: pd.DataFrame, settings: Mapping[str, Any]) -> Comparison:
     """Recompute a comparison from stored matches (for the report): `Comparison.from_rows`."""
-    return Comparison.from_rows(matches.to_dict("records"), settings)
+    return comparison_class(settings).from_rows(matches.to_dict("records"), settings)
