@@ -29,7 +29,8 @@ the path `arena ratings` takes for them: a real store of ``--table-matches`` fou
 matches (a real tournament's records written again through `Store.write_match` at tables
 of four of the ``--agents`` agents, each deck set in its six partnership seatings, the
 winning team drawn from the agents' true ratings so the fit has something to recover),
-read back with `Store.table_counts` (SQL) and fitted with `fit_table_counts`, and one whole
+read back a chunk at a time into arrays (`Store.table_result_chunks`, `TableResults`) and
+fitted with `fit_table_counts`, and one whole
 `python -m arena ratings STORE`. ``--partnership-only`` runs only these two.
 """
 
@@ -65,7 +66,7 @@ from arena.stats.rating import (  # noqa: E402
     fit_matrix,
     solve,
 )
-from arena.stats.table_rating import Choices, fit_table_counts  # noqa: E402
+from arena.stats.table_rating import Choices, TableResults, fit_table_counts  # noqa: E402
 from arena.stats.table_rating import covariance as choice_covariance  # noqa: E402
 from arena.stats.table_rating import prepare as prepare_choices  # noqa: E402
 from arena.stats.table_rating import solve as solve_choices  # noqa: E402
@@ -153,7 +154,9 @@ def main() -> None:
     ap.add_argument("--store", type=Path, help="time this existing store instead of growing one")
     ap.add_argument("--partnership-only", action="store_true", help="only the team ratings of partnership matches")
     ap.add_argument("--table-matches", type=int, default=100_000,
-                    help="partnership matches in the grown table store (default 100000; 0: skip)")  # fmt: skip
+                    help="partnership matches in the grown table store (default 100000; 0: skip)")
+    ap.add_argument("--table-store", type=Path,
+                    help="the grown table store: read as it is if it exists, else grown there and kept")  # fmt: skip
     args = ap.parse_args()
     n, m = args.agents, args.matches
     if args.partnership_only:
@@ -258,61 +261,80 @@ def partnership_store_bench(args: argparse.Namespace) -> None:
     n, size = args.agents, args.table_matches
     folder = Path(tempfile.mkdtemp(prefix="bench-rating-tables-"))
     try:
-        t0 = time.perf_counter()
-        recs = table_template(folder)
-        rng = np.random.default_rng(args.seed)
-        true = rng.normal(0.0, 200.0, n)
-        names = [f"agent{k:03d}" for k in range(n)]
-        path = folder / "tables.sqlite"
-        store = Store(path)
-        config = {"format": "round-robin", "agents": names, "pairs": 0, "seed": 7,
-                  "variant": recs[0][1].variant, "time_control": recs[0][1].time_control}  # fmt: skip
-        store.bind_config(config, "bench-rating-tables")
-        store.bind_agents({"name": a, "version": "1", "language": "python", "content_hash": a, "folder": "."}
-                          for a in names)  # fmt: skip
-        run_id = store.start_run("bench", None, sys.argv)
-        written, k = 0, 0
-        while written < size:
-            table = sorted(rng.choice(n, 4, replace=False).tolist())
-            key = "~".join(names[i] for i in table)
-            for game, (seats, _) in enumerate(seatings([names[i] for i in table])):
-                if written == size:
-                    break
-                idx = [names.index(x) for x in seats]
-                p0 = 1.0 / (1.0 + 10 ** ((true[idx[1]] + true[idx[3]] - true[idx[0]] - true[idx[2]]) / 400))
-                w = 0 if rng.random() < p0 else 1
-                m, rec = recs[written % len(recs)]
-                rec = dataclasses.replace(rec, winner=w, places=[1 if s % 2 == w else 2 for s in range(4)])
-                store.write_match(run_id=run_id, index=written, match_id=f"{key}#{k}.{game}", pairing=key,
-                                  pair_index=k, game=game, seats=seats, record=rec, started=m["started"],
-                                  finished=m["finished"])  # fmt: skip
-                written += 1
-            k += 1
-        store.finish_run(run_id)
-        store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        store.close()
-        print(
-            f"real store: {size:,} four-pagat matches of {n} agents at tables of four (deck sets of six seatings), "
-            f"written through Store.write_match from {len(recs)} real matches in {time.perf_counter() - t0:.0f} s; "
-            f"{path.stat().st_size / 1e6:.0f} MB"
-        )
-
-        def read() -> tuple[list[dict], list[str]]:
+        path = args.table_store or folder / "tables.sqlite"
+        if path.exists():
             with Store(path, create=False) as s:
-                return s.table_count_columns(), list((s.config or {}).get("agents", []))
-
-        t_read, (counts, agents) = samples(read, args.repeat)
-        t_fit, ratings = samples(lambda: fit_table_counts(counts, agents), args.repeat)
-        print(f"  open + table_count_columns (SQL) {ms(t_read)}   {len(counts['count']):,} count rows")
-        print(f"  fit_table_counts (fit, SEs)      {ms(t_fit)}")
-        print(f"  read + fit                       {ms([a + b for a, b in zip(t_read, t_fit, strict=True)])}")
-        err = (np.asarray(ratings.elo) - np.mean(ratings.elo)) - (true - true.mean())
-        inside = np.abs(err) <= Z95 * np.asarray(ratings.se)
-        print(f"  max |error| {np.abs(err).max():.1f} Elo, 95% intervals covering the truth {inside.sum()}/{n}")
-        wall, cpu, rss = analysis.measure(["ratings", str(path)])
-        print(f"  python -m arena ratings STORE, whole process: {wall:.2f} s wall, {cpu:.2f} s CPU, {rss:.0f} MB peak")
+                size, n = s.count(), len((s.config or {}).get("agents", []))
+            print(f"real store: {path}, {size:,} matches of {n} agents (ratings errors not shown: truth unknown)")
+            true = None
+        else:
+            true = grow_tables(path, folder, n, size, args.seed)
+        read_and_fit(path, true, args.repeat)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def grow_tables(path: Path, folder: Path, n: int, size: int, seed: int) -> np.ndarray:
+    """Grow a four-pagat store of ``size`` matches of ``n`` agents at ``path``; the true ratings."""
+    t0 = time.perf_counter()
+    recs = table_template(folder)
+    rng = np.random.default_rng(seed)
+    true = rng.normal(0.0, 200.0, n)
+    names = [f"agent{k:03d}" for k in range(n)]
+    store = Store(path)
+    config = {"format": "round-robin", "agents": names, "pairs": 0, "seed": 7,
+              "variant": recs[0][1].variant, "time_control": recs[0][1].time_control}  # fmt: skip
+    store.bind_config(config, "bench-rating-tables")
+    store.bind_agents({"name": a, "version": "1", "language": "python", "content_hash": a, "folder": "."}
+                      for a in names)  # fmt: skip
+    run_id = store.start_run("bench", None, sys.argv)
+    written, k = 0, 0
+    while written < size:
+        table = sorted(rng.choice(n, 4, replace=False).tolist())
+        key = "~".join(names[i] for i in table)
+        for game, (seats, _) in enumerate(seatings([names[i] for i in table])):
+            if written == size:
+                break
+            idx = [names.index(x) for x in seats]
+            p0 = 1.0 / (1.0 + 10 ** ((true[idx[1]] + true[idx[3]] - true[idx[0]] - true[idx[2]]) / 400))
+            w = 0 if rng.random() < p0 else 1
+            m, rec = recs[written % len(recs)]
+            rec = dataclasses.replace(rec, winner=w, places=[1 if s % 2 == w else 2 for s in range(4)])
+            store.write_match(run_id=run_id, index=written, match_id=f"{key}#{k}.{game}", pairing=key,
+                              pair_index=k, game=game, seats=seats, record=rec, started=m["started"],
+                              finished=m["finished"])  # fmt: skip
+            written += 1
+        k += 1
+    store.finish_run(run_id)
+    store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    store.close()
+    print(
+        f"real store: {size:,} four-pagat matches of {n} agents at tables of four (deck sets of six seatings), "
+        f"written through Store.write_match from {len(recs)} real matches in {time.perf_counter() - t0:.0f} s; "
+        f"{path.stat().st_size / 1e6:.0f} MB"
+    )
+    return true
+
+
+def read_and_fit(path: Path, true: np.ndarray | None, repeat: int) -> None:
+    """Time what `arena ratings` does with a table store: read its counts, fit; and the whole command."""
+
+    def read() -> TableResults:
+        with Store(path, create=False) as s:
+            return TableResults.from_chunks(s.table_result_chunks(), list((s.config or {}).get("agents", [])))
+
+    t_read, results = samples(read, repeat)
+    t_fit, ratings = samples(lambda: fit_table_counts(results), repeat)
+    print(f"  open + table_result_chunks into arrays {ms(t_read)}   {len(results.seat):,} matches")
+    print(f"  fit_table_counts (fit, SEs)            {ms(t_fit)}")
+    print(f"  read + fit                             {ms([a + b for a, b in zip(t_read, t_fit, strict=True)])}")
+    if true is not None:
+        err = (np.asarray(ratings.elo) - np.mean(ratings.elo)) - (true - true.mean())
+        inside = np.abs(err) <= Z95 * np.asarray(ratings.se)
+        print(f"  max |error| {np.abs(err).max():.1f} Elo, 95% intervals covering the truth "
+              f"{inside.sum()}/{len(true)}")  # fmt: skip
+    wall, cpu, rss = analysis.measure(["ratings", str(path)])
+    print(f"  python -m arena ratings STORE, whole process: {wall:.2f} s wall, {cpu:.2f} s CPU, {rss:.0f} MB peak")
 
 
 def partnership_bench(n: int, m: int, seed: int, repeat: int) -> None:

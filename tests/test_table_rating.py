@@ -11,6 +11,7 @@ import pytest
 from arena.stats.rating import ELO, Z95, fit_matrix
 from arena.stats.table_rating import (
     Choices,
+    TableResults,
     aggregate,
     fit_choices,
     fit_table_counts,
@@ -265,3 +266,10 @@ def test_counted_table_results_fit_as_the_matches_one_by_one():
     want = fit_choices(order_choices([[idx[x] for x in s] for s, _ in orders], [p for _, p in orders]), names,
                        games=np.zeros(5), wins=np.zeros(5), losses=np.zeros(5))  # fmt: skip
     np.testing.assert_allclose(fit_table_counts(rows3, names).elo, want.elo, atol=1e-6)
+    # raw rows read a chunk at a time (what `arena ratings` does) fit the same
+    raw = [(*s, "team", w, *[1 if i % 2 == w else 2 for i in range(4)]) for s, w in matches]
+    chunks = [raw[i : i + 64] for i in range(0, len(raw), 64)]
+    np.testing.assert_allclose(fit_table_counts(TableResults.from_chunks(chunks, names)).elo, one_by_one.elo,
+                               atol=1e-6)  # fmt: skip
+    raw3 = [(*s, None, "order", p.index(1), *p, None) for s, p in orders]
+    np.testing.assert_allclose(fit_table_counts(TableResults.from_chunks([raw3], names)).elo, want.elo, atol=1e-6)

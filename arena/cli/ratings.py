@@ -105,15 +105,16 @@ def run_tables(args: argparse.Namespace, store: Store) -> int:
     team results (a team is the sum of its members) or from orders of finish
     (Plackett-Luce), counted in SQL (`arena.stats.table_rating`)."""
     from ..stats.rating import DEFAULT_PRIOR
-    from ..stats.table_rating import fit_table_counts
+    from ..stats.table_rating import TableResults, fit_table_counts
 
     if args.bootstrap > 0:
         raise UserError("--bootstrap: resamples duplicate pairs of two-handed matches; a table's ratings have "
                         "their standard errors from the fit (leave --bootstrap out)")  # fmt: skip
-    counts = store.table_count_columns()
     names = list((store.config or {}).get("agents", []))
     variant = (store.config or {}).get("variant", {}).get("name", "?")
-    played = sum(counts["count"])
+    # read a chunk at a time into integer arrays: flat memory, no SQL sort of every line-up
+    counts = TableResults.from_chunks(store.table_result_chunks(), names)
+    played = len(counts.seat)
     anchor, anchor_elo = _anchor(args, names)
     prior = DEFAULT_PRIOR if args.prior is None else args.prior
     if prior < 0 or math.isnan(prior):

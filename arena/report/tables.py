@@ -29,7 +29,7 @@ from ..results import table_queries as tq
 from ..results.store import Store
 from ..stats.margins import Z95
 from ..stats.rating import los_matrix, percent
-from ..stats.table_rating import fit_table_counts
+from ..stats.table_rating import TableResults, fit_table_counts
 from .html import (
     _fault_table,
     _heat_maps,
@@ -199,7 +199,7 @@ def build_table_report(store_path: Path, out: Path, *, title: str | None = None,
         config = store.config or {}
         players = store.players
         matches = _match_frame(store, players)
-        counts = store.table_counts()
+        counts = TableResults.from_chunks(store.table_result_chunks(), list(config.get("agents", [])))
         seats = pd.DataFrame(tq.seat_results(store))
         partners = pd.DataFrame(tq.partner_results(store))
         opponents = pd.DataFrame(tq.opponent_results(store))

@@ -1059,6 +1059,19 @@ class Store:
         names = list(columns)
         return [dict(zip(names, r, strict=True)) for r in zip(*columns.values(), strict=True)]
 
+    def table_result_chunks(self, size: int = 100_000) -> Iterator[list[tuple[Any, ...]]]:
+        """Every table match's line-up and outcome (``seat0..3``, ``kind``, ``winner``,
+        ``place0..3``), in lists of at most ``size``: what `arena ratings` reads into arrays
+        a chunk at a time (`arena.stats.table_rating.TableResults`). No SQL grouping: with
+        many agents nearly every line-up is new, and a group-by would sort them all."""
+        if self.version != "4" or self.players == 2:
+            return
+        cur = self.db.execute(
+            "SELECT seat0, seat1, seat2, seat3, kind, winner, place0, place1, place2, place3 FROM match_rows"
+        )
+        while chunk := cur.fetchmany(size):
+            yield chunk
+
     def table_count_columns(self) -> dict[str, list[Any]]:
         """`table_counts` as columns (name -> list), cheaper to build for a million line-ups."""
         cols = ("seat0", "seat1", "seat2", "seat3", "kind", "winner", "place0", "place1", "place2", "place3")

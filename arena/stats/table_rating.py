@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -97,29 +97,43 @@ def team_choices(
 
 
 def order_choices(
-    seats: Sequence[Sequence[int]], places: Sequence[Sequence[int]], counts: Sequence[float] | None = None
+    seats: Sequence[Sequence[int]] | np.ndarray,
+    places: Sequence[Sequence[int]] | np.ndarray,
+    counts: Sequence[float] | np.ndarray | None = None,
 ) -> Choices:
     """Plackett-Luce choices of orders of finish: ``seats[i]`` the agents of match ``i``,
     ``places[i]`` their places (1 = first; equal places shared), ``counts[i]`` how many
     matches ended so (default 1 each). A match whose seats all share one place says
-    nothing and is left out."""
-    rows: list[tuple[list[int], int, float]] = []
-    counts = [1.0] * len(seats) if counts is None else counts
-    for agents, place, count in zip(seats, places, counts, strict=True):
-        if len(set(place)) <= 1:
-            continue
-        groups = [[a for a, p in zip(agents, place, strict=True) if p == q] for q in sorted(set(place))]
-        orders = list(itertools.product(*(itertools.permutations(g) for g in groups)))
-        w = count / len(orders)
-        for parts in orders:
-            order = [a for part in parts for a in part]
-            for stage in range(len(order) - 1):
-                rows.append((order[stage:], 0, w))
-    k = max((len(r[0]) for r in rows), default=2)
-    sides = np.full((len(rows), k, 1), -1, dtype=np.int64)
-    for i, (rest, _, _) in enumerate(rows):
-        sides[i, : len(rest), 0] = rest
-    return Choices(sides, np.zeros(len(rows), dtype=np.int64), np.array([r[2] for r in rows]))
+    nothing and is left out. Vectorised over the matches of each pattern of places (a
+    handful: a three-handed match has at most 13), so a million matches take a moment."""
+    counts = np.ones(len(seats)) if counts is None else np.asarray(counts, dtype=float)
+    by_width: dict[int, list[int]] = {}
+    for i, agents in enumerate(seats):
+        by_width.setdefault(len(agents), []).append(i)
+    k = max(by_width, default=2)
+    parts: list[tuple[np.ndarray, np.ndarray]] = []  # (sides (C, k), weight (C,))
+    for width, rows in by_width.items():
+        at = np.asarray(rows, dtype=np.int64)
+        agents = np.asarray([seats[i] for i in rows], dtype=np.int64).reshape(len(rows), width)
+        place = np.asarray([places[i] for i in rows], dtype=np.int64).reshape(len(rows), width)
+        patterns, which = np.unique(place, axis=0, return_inverse=True)
+        for j, pattern in enumerate(patterns):
+            if len(set(pattern.tolist())) <= 1:
+                continue
+            mine = np.flatnonzero(which.ravel() == j)
+            groups = [[s for s in range(width) if pattern[s] == q] for q in sorted(set(pattern.tolist()))]
+            orders = list(itertools.product(*(itertools.permutations(g) for g in groups)))
+            w = counts[at[mine]] / len(orders)
+            for order in orders:
+                positions = [s for part in order for s in part]
+                for stage in range(width - 1):
+                    sides = np.full((len(mine), k), -1, dtype=np.int64)
+                    sides[:, : width - stage] = agents[mine][:, positions[stage:]]
+                    parts.append((sides, w))
+    if not parts:
+        return Choices(np.full((0, k, 1), -1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
+    sides = np.concatenate([p for p, _ in parts])[:, :, None]
+    return Choices(sides, np.zeros(len(sides), dtype=np.int64), np.concatenate([w for _, w in parts]))
 
 
 def aggregate(ch: Choices, n: int | None = None) -> Choices:
@@ -342,9 +356,74 @@ def fit_choices(
     )  # fmt: skip
 
 
+#: The columns of a counted (or a raw) table result, as `Store.table_count_columns` and
+#: `Store.table_result_chunks` give them (``count`` is 1 for a raw row).
+RESULT_COLUMNS = ("seat0", "seat1", "seat2", "seat3", "kind", "winner", "place0", "place1", "place2", "place3")
+
+
+@dataclasses.dataclass(frozen=True)
+class TableResults:
+    """Table results as arrays: ``seat[r, s]`` the agent index in seat ``s`` of line-up ``r``,
+    ``winner[r]`` (-1: none), ``place[r, s]`` (-1: none), ``count[r]`` how many matches
+    ended so, ``kinds`` the result kinds present, ``names`` the agents."""
+
+    seat: np.ndarray
+    winner: np.ndarray
+    place: np.ndarray
+    count: np.ndarray
+    kinds: frozenset
+    names: list[str]
+
+    @classmethod
+    def from_chunks(cls, chunks: Iterable[Sequence[Sequence]], names: Sequence[str]) -> TableResults:
+        """From raw rows (`RESULT_COLUMNS` in order, one match each), a chunk at a time:
+        only integer arrays are kept, so memory stays near 50 bytes a match."""
+        names = list(names)
+        index = {n: i for i, n in enumerate(names)}
+        seats, winners, places, kinds = [], [], [], set()
+        width = 0
+        for chunk in chunks:
+            if not chunk:
+                continue
+            cols = list(zip(*chunk, strict=True))
+            width = max(width, 4 if any(x is not None for x in cols[3]) else 3)
+            for s in range(4):
+                for name in set(cols[s]) - index.keys() - {None}:  # a merged store's agents
+                    index[name] = len(names)
+                    names.append(name)
+            seats.append(np.array([[-1 if x is None else index[x] for x in cols[s]] for s in range(4)]).T)
+            kinds.update(cols[4])
+            winners.append(np.array([-1 if w is None else w for w in cols[5]], dtype=np.int64))
+            places.append(np.array([[-1 if x is None else x for x in cols[6 + s]] for s in range(4)]).T)
+        if not seats:
+            return cls(np.zeros((0, 3), np.int64), np.zeros(0, np.int64), np.zeros((0, 3), np.int64), np.zeros(0),
+                       frozenset(), names)  # fmt: skip
+        seat = np.concatenate(seats)[:, :width].astype(np.int64)
+        place = np.concatenate(places)[:, :width].astype(np.int64)
+        return cls(seat, np.concatenate(winners), place, np.ones(len(seat)), frozenset(kinds), names)
+
+    @classmethod
+    def from_counts(cls, rows: Sequence[dict] | dict[str, Sequence], names: Sequence[str]) -> TableResults:
+        """From counted rows (dicts) or columns (a dict of equal-length lists) with ``count``."""
+        cols = rows if isinstance(rows, dict) else {c: [r.get(c) for r in rows] for c in (*RESULT_COLUMNS, "count")}
+        total = len(cols["count"])
+        cols = {c: cols.get(c, [None] * total) for c in (*RESULT_COLUMNS, "count")}
+        names = list(names)
+        width = 4 if any(x is not None for x in cols["seat3"]) else 3
+        seen = pd.unique(np.concatenate([np.asarray(cols[f"seat{s}"], dtype=object) for s in range(width)]))
+        known = set(names)
+        names += sorted(str(x) for x in seen if x is not None and x not in known)  # a merged store's agents
+        codes = [pd.Categorical(cols[f"seat{s}"], categories=names).codes.astype(np.int64) for s in range(width)]
+        seat = np.stack(codes, axis=1).reshape(-1, width)  # agent indices (int8 codes would overflow later)
+        winner = np.asarray([-1 if w is None else w for w in cols["winner"]], dtype=np.int64)
+        place = np.array([[-1 if x is None else x for x in cols[f"place{s}"]] for s in range(width)]).T
+        return cls(seat, winner, place.reshape(-1, width).astype(np.int64), np.asarray(cols["count"], dtype=float),
+                   frozenset(cols["kind"]), names)  # fmt: skip
+
+
 def fit_table_counts(
-    rows: Sequence[dict] | dict[str, Sequence],
-    names: Sequence[str],
+    rows: Sequence[dict] | dict[str, Sequence] | TableResults,
+    names: Sequence[str] = (),
     *,
     prior: float = DEFAULT_PRIOR,
     anchor: str | None = None,
@@ -352,53 +431,35 @@ def fit_table_counts(
     min_games: int = DEFAULT_MIN_GAMES,
     max_se: float = DEFAULT_MAX_SE,
 ) -> Ratings:
-    """`Ratings` from counted table results (what `Store.table_counts` gives: a row per
-    line-up and outcome with ``seat0..3``, ``kind``, ``winner``, ``place0..3`` and ``count``;
-    as row dicts, or as columns: a dict of equal-length lists): team results (``kind``
-    "team": seats 0+2 against 1+3) by the team model, the rest (three-handed winners and
-    orders of finish, by their places) by Plackett-Luce. A match with no result (no winner
-    and no places) counts as played only. Vectorised: a million line-ups take about a second."""
-    cols = _columns(rows)
-    names = list(names)
-    width = 4 if any(x is not None for x in cols["seat3"]) else 3
-    seen = pd.unique(np.concatenate([np.asarray(cols[f"seat{s}"], dtype=object) for s in range(width)]))
-    names += sorted(str(x) for x in seen if x is not None and x not in set(names))  # a merged store's agents
-    n = len(names)
-    codes = [pd.Categorical(cols[f"seat{s}"], categories=names).codes.astype(np.int64) for s in range(width)]
-    seat = np.stack(codes, axis=1).reshape(-1, width)  # agent indices (int8 codes would overflow below)
-    count = np.asarray(cols["count"], dtype=float)
-    kinds = set(cols["kind"])
-    if len(kinds) > 1:
+    """`Ratings` from table results: counted (what `Store.table_counts` gives: a row per
+    line-up and outcome with ``seat0..3``, ``kind``, ``winner``, ``place0..3`` and ``count``,
+    as row dicts or as columns), or `TableResults` (`arena ratings` reads a store's matches
+    in chunks into one). Team results (``kind`` "team": seats 0+2 against 1+3) by the team
+    model, the rest (three-handed winners and orders of finish, by their places) by
+    Plackett-Luce. A match with no result (no winner and no places) counts as played only.
+    Vectorised: a million matches take about a second."""
+    res = rows if isinstance(rows, TableResults) else TableResults.from_counts(rows, names)
+    names, seat, count = res.names, res.seat, res.count
+    n, width = len(names), seat.shape[1]
+    if len(res.kinds) > 1:
         raise ValueError("team results and orders of finish of one pool: rate each game on its own")
     games = np.bincount(seat.ravel(), weights=np.repeat(count, width), minlength=n)
-    if kinds == {"team"}:
-        winner = np.asarray([-1 if w is None else w for w in cols["winner"]], dtype=np.int64)
-        decided = winner >= 0
-        seat, winner, count = seat[decided], winner[decided], count[decided]
+    if res.kinds == {"team"}:
+        decided = res.winner >= 0
+        seat, winner, count = seat[decided], res.winner[decided], count[decided]
         first = (np.arange(4)[None, :] % 2) == winner[:, None]  # (R, 4): the seat's team won
         ch = Choices(np.stack([seat[:, [0, 2]], seat[:, [1, 3]]], axis=1), winner, count)
         model = "team"
     else:
-        place = np.array([[-1 if x is None else x for x in cols[f"place{s}"]] for s in range(width)]).T
-        decided = (place > 0).all(axis=1)
-        seat, place, count = seat[decided], place[decided], count[decided]
+        decided = (res.place > 0).all(axis=1)
+        seat, place, count = seat[decided], res.place[decided], count[decided]
         first = place == 1
-        ch = order_choices(seat.tolist(), place.tolist(), count.tolist())
+        ch = order_choices(seat, place, count)
         model = "order"
-    weights = np.repeat(count, seat.shape[1])
+    weights = np.repeat(count, width)
     wins = np.bincount(seat.ravel(), weights=weights * first.ravel(), minlength=n)
     losses = np.bincount(seat.ravel(), weights=weights * ~first.ravel(), minlength=n)
     return fit_choices(
         ch, names, games=games, wins=wins, losses=losses, prior=prior, anchor=anchor, anchor_elo=anchor_elo,
         min_games=min_games, max_se=max_se, model=model,
     )  # fmt: skip
-
-
-_COUNT_COLUMNS = ("seat0", "seat1", "seat2", "seat3", "kind", "winner", "place0", "place1", "place2", "place3", "count")
-
-
-def _columns(rows: Sequence[dict] | dict[str, Sequence]) -> dict[str, Sequence]:
-    """Counted table results as columns (`fit_table_counts` takes rows or columns)."""
-    if isinstance(rows, dict):
-        return {c: rows.get(c, [None] * len(rows["count"])) for c in _COUNT_COLUMNS}
-    return {c: [r.get(c) for r in rows] for c in _COUNT_COLUMNS}
