@@ -146,8 +146,6 @@ def test_two_copies_of_one_program_play_identical_games_so_every_deck_set_scores
         (["--variant", "four-pagat", "--reference", "no-such-agent"],
          "--reference: names an agent that cannot be used: unknown agent 'no-such-agent'"),
         (["--reference", "greedy"], "--reference: only for the three- and four-handed games, not sixty-six"),
-        (["--variant", "three-pagat", "--cluster", "local:1"],
-         "--cluster: a comparison in a three- or four-handed game runs on this machine only"),
         (["--variant", "three-pagat", "--seed", "-1"], "--seed: must be a non-negative integer"),
         (["--variant", "kreuzmariage", "--plan"], "--plan: the plan simulates two-handed pairs; there is none for "),
         (["--variant", "three-pagat", "--move-ms", "-1"], "--move-ms: time control 'move_ms' must be a non-negative"),
@@ -157,6 +155,20 @@ def test_bad_input_is_a_one_line_error_and_creates_no_store(args, message, tmp_p
     store = tmp_path / "x.sqlite"
     one_line_error(arena("compare", "heuristic", "random", "--store", store, *args), message)
     assert not store.exists()
+
+
+def test_a_table_comparison_on_a_dask_cluster_plays_what_a_local_one_plays(tmp_path):
+    """Four deck sets of three-pagat on a LocalCluster of two workers store the same matches
+    as here: the reference seats' names reach the workers as aliases of the reference."""
+    pytest.importorskip("distributed")
+    here, there = tmp_path / "here.sqlite", tmp_path / "there.sqlite"
+    argv = ["compare", "heuristic", "random", "--variant", "three-pagat", "--reference", "greedy", "--fixed", "4",
+            "--seed", "6", "--no-report", "--no-sandbox", "--quiet"]  # fmt: skip
+    ok(arena(*argv, "--store", here))
+    ok(arena(*argv, "--store", there, "--cluster", "local:2"))
+    keep = ("id", "seat0", "seat1", "seat2", "seed", "winner", "score0", "score1", "score2", "deals")
+    assert [tuple(r[k] for k in keep) for r in rows(there)] == [tuple(r[k] for k in keep) for r in rows(here)]
+    assert check_duos(there, "heuristic", "random", "greedy", 3) == 4
 
 
 def test_new_or_old_that_does_not_play_the_game_is_refused(tmp_path):

@@ -170,8 +170,6 @@ def run(args: argparse.Namespace) -> int:
             cfg = load_config(None, {**overrides, "store": args.store}, tc_flags, tables=False)
         agents, columns = list(cfg.agents), COLUMNS
     else:  # at a table: deck sets, the other seats held by the reference
-        if args.cluster:
-            raise UserError("--cluster: a comparison in a three- or four-handed game runs on this machine only")
         cfg = table_config(args.new, args.old, args.reference or DEFAULT_REFERENCE, variant, seed=args.seed,
                            secret_file=args.secret_file, concurrency=args.concurrency, store=args.store,
                            time_control_flags=tc_flags, sets=pairs)  # fmt: skip

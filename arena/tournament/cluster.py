@@ -302,15 +302,18 @@ def play_on_cluster(
         size = chunk_pairs(len(pairs_of(todo)), threads, cfg.concurrency, chunk_size or MAX_CHUNK_PAIRS)
         chunks = make_chunks(todo, size)
         report.chunks, report.chunk_pairs = len(chunks), size
+        aliases = None
         if shipped is None:
             assert isinstance(cfg, TournamentConfig)
-            shipped = ship(client, [pack(m) for m in cfg.agents])  # fetched once per worker that needs it
+            shipped = ship(client, [pack(m) for m in cfg.distinct_agents()])  # fetched once per worker that needs it
+            # seat names that are not agent names (a table comparison's reference seats)
+            aliases = {seat: m.name for seat, m in cfg.seat_manifests().items() if seat != m.name} or None
         token = f"{cfg.config_hash[:12]}-{time.time_ns():x}"  # keys unique to this call: no result reused
         stop = f"arena-stop-{token}"  # set when this call ends: chunks still playing stop their matches
         pending: dict[Any, list[MatchSpec]] = {}
         for chunk in chunks:
             key = f"arena-chunk-{token}-{chunk[0].index}"
-            pending[client.submit(run_chunk, cfg, chunk, shipped, run or token, stop, key=key, pure=False,
+            pending[client.submit(run_chunk, cfg, chunk, shipped, run or token, stop, aliases, key=key, pure=False,
                                   retries=0)] = chunk  # fmt: skip
         known = set(client.nthreads(callback_timeout=CONNECT_S))
     next_look = time.monotonic() + WORKERS_S

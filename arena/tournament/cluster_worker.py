@@ -390,10 +390,12 @@ def run_chunk(
     archives: list[AgentArchive],
     run: str,
     stop: str | None = None,
+    aliases: dict[str, str] | None = None,
 ) -> ChunkResult:
     """The task: play ``specs`` of ``cfg`` with the agents of ``archives`` on this worker,
     in the runtime of run ``run`` (its agents' processes kept between its chunks); stop
-    early, returning what finished, once the Dask ``Event`` named ``stop`` is set."""
+    early, returning what finished, once the Dask ``Event`` named ``stop`` is set.
+    ``aliases``: seat names that are not agent names (seat name -> agent name)."""
     t0, wall = time.monotonic(), time.time()
     settings = cfg if isinstance(cfg, RunSettings) else RunSettings.of(cfg)
     where = worker_address()
@@ -406,6 +408,7 @@ def run_chunk(
         build_in = settings.sandbox
     manifests = {a.name: unpack(a, where, sandbox=build_in, build_timeout_s=settings.build_timeout_s)
                  for a in archives}  # fmt: skip
+    manifests.update({seat: manifests[agent] for seat, agent in (aliases or {}).items()})
     try:
         rt = _runtime(run, settings)
     except UserError as e:  # the sandbox cannot be had here (no bubblewrap, ...)

@@ -99,6 +99,15 @@ class TournamentConfig:
     def names(self) -> list[str]:
         return [m.name for m in self.agents]
 
+    def seat_manifests(self) -> dict[str, Manifest]:
+        """Every seat name of the schedule -> its agent (a comparison at tables adds a name
+        for each reference seat)."""
+        return {m.name: m for m in self.agents}
+
+    def distinct_agents(self) -> list[Manifest]:
+        """The agents the schedule seats, each once."""
+        return list(self.agents)
+
     def identity(self) -> dict[str, Any]:
         """What defines the tournament's results (not how it is run): hashed, stored. A
         secret seed is named ``"secret"`` with its hash (``secret_sha256``), never itself."""
