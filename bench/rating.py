@@ -29,7 +29,7 @@ the path `arena ratings` takes for them: a real store of ``--table-matches`` fou
 matches (a real tournament's records written again through `Store.write_match` at tables
 of four of the ``--agents`` agents, each deck set in its six partnership seatings, the
 winning team drawn from the agents' true ratings so the fit has something to recover),
-read back a chunk at a time into arrays (`Store.table_result_chunks`, `TableResults`) and
+read back a chunk at a time into arrays (`Store.table_result_codes`, `TableResults`) and
 fitted with `fit_table_counts`, and one whole
 `python -m arena ratings STORE`. ``--partnership-only`` runs only these two.
 """
@@ -321,11 +321,11 @@ def read_and_fit(path: Path, true: np.ndarray | None, repeat: int) -> None:
 
     def read() -> TableResults:
         with Store(path, create=False) as s:
-            return TableResults.from_chunks(s.table_result_chunks(), list((s.config or {}).get("agents", [])))
+            return TableResults.of_store(s, list((s.config or {}).get("agents", [])))
 
     t_read, results = samples(read, repeat)
     t_fit, ratings = samples(lambda: fit_table_counts(results), repeat)
-    print(f"  open + table_result_chunks into arrays {ms(t_read)}   {len(results.seat):,} matches")
+    print(f"  open + read into arrays (SQL, numpy)   {ms(t_read)}   {len(results.seat):,} matches")
     print(f"  fit_table_counts (fit, SEs)            {ms(t_fit)}")
     print(f"  read + fit                             {ms([a + b for a, b in zip(t_read, t_fit, strict=True)])}")
     if true is not None:

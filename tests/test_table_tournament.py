@@ -21,6 +21,8 @@ import pytest
 from running import ROOT, arena, count, ok, one_line_error
 
 from arena.game import derive_seed
+from arena.results.store import Store
+from arena.stats.table_rating import TableResults
 
 TIMING = {
     "run_id", "started", "finished", "latencies", "cpu",
@@ -143,6 +145,16 @@ def test_partnerships_swap_and_rotate_so_everyone_partners_everyone(four):
     assert out["matches"] == 30 and "sum of its members" in out["reference"]
     assert {r["agent"] for r in out["ratings"]} == set(names)
     assert all(r["games"] == 24 for r in out["ratings"])  # each agent sits at 4 of the 5 tables
+    # the fast read (agents as numbers, looked up in SQL) gives what the read by name gives
+    with Store(store, create=False) as s:
+        fast, by_name = TableResults.of_store(s, names), TableResults.from_chunks(s.table_result_chunks(size=7), names)
+        partial = TableResults.of_store(s, names[:2])  # agents the caller did not name: read by name
+    for f in ("seat", "winner", "place", "count"):
+        assert (getattr(fast, f) == getattr(by_name, f)).all() and (getattr(partial, f) >= -1).all()
+    assert fast.kinds == by_name.kinds == {"team"} and sorted(partial.names) == sorted(names)
+    eplan = rows(store, "EXPLAIN QUERY PLAN SELECT seat0, seat1, seat2, seat3, kind, winner, place0, place1, place2, "
+                        "place3 FROM match_rows WHERE players IS NOT NULL")  # fmt: skip
+    assert "COVERING INDEX match_rows_result" in eplan[0]["detail"]
 
 
 def test_a_killed_table_run_resumes_to_the_same_results_as_an_uninterrupted_one(tmp_path):

@@ -113,7 +113,7 @@ def run_tables(args: argparse.Namespace, store: Store) -> int:
     names = list((store.config or {}).get("agents", []))
     variant = (store.config or {}).get("variant", {}).get("name", "?")
     # read a chunk at a time into integer arrays: flat memory, no SQL sort of every line-up
-    counts = TableResults.from_chunks(store.table_result_chunks(), names)
+    counts = TableResults.of_store(store, names)
     played = len(counts.seat)
     anchor, anchor_elo = _anchor(args, names)
     prior = DEFAULT_PRIOR if args.prior is None else args.prior

@@ -36,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -379,7 +380,8 @@ class TableResults:
         """From raw rows (`RESULT_COLUMNS` in order, one match each), a chunk at a time:
         only integer arrays are kept, so memory stays near 50 bytes a match."""
         names = list(names)
-        index = {n: i for i, n in enumerate(names)}
+        index: dict[str | None, int] = {n: i for i, n in enumerate(names)}
+        index[None] = -1
         seats, winners, places, kinds = [], [], [], set()
         width = 0
         for chunk in chunks:
@@ -388,19 +390,46 @@ class TableResults:
             cols = list(zip(*chunk, strict=True))
             width = max(width, 4 if any(x is not None for x in cols[3]) else 3)
             for s in range(4):
-                for name in set(cols[s]) - index.keys() - {None}:  # a merged store's agents
+                for name in set(cols[s]) - index.keys():  # a merged store's agents
                     index[name] = len(names)
                     names.append(name)
-            seats.append(np.array([[-1 if x is None else index[x] for x in cols[s]] for s in range(4)]).T)
+            n = len(chunk)
+            seats.append(np.stack([np.fromiter(map(index.__getitem__, cols[s]), np.int64, n) for s in range(4)], 1))
             kinds.update(cols[4])
-            winners.append(np.array([-1 if w is None else w for w in cols[5]], dtype=np.int64))
-            places.append(np.array([[-1 if x is None else x for x in cols[6 + s]] for s in range(4)]).T)
+            winners.append(np.array(cols[5], dtype=float))  # None becomes NaN
+            places.append(np.array(cols[6:10], dtype=float).T)
         if not seats:
             return cls(np.zeros((0, 3), np.int64), np.zeros(0, np.int64), np.zeros((0, 3), np.int64), np.zeros(0),
                        frozenset(), names)  # fmt: skip
-        seat = np.concatenate(seats)[:, :width].astype(np.int64)
-        place = np.concatenate(places)[:, :width].astype(np.int64)
-        return cls(seat, np.concatenate(winners), place, np.ones(len(seat)), frozenset(kinds), names)
+        seat = np.concatenate(seats)[:, :width]
+        winner = np.nan_to_num(np.concatenate(winners), nan=-1).astype(np.int64)
+        place = np.nan_to_num(np.concatenate(places)[:, :width], nan=-1).astype(np.int64)
+        return cls(seat, winner, place, np.ones(len(seat)), frozenset(kinds), names)
+
+    @classmethod
+    def from_codes(cls, chunks: Iterable[Sequence[Sequence]], names: Sequence[str]) -> TableResults | None:
+        """From `Store.table_result_codes` (the agents as indices into ``names``), a chunk at
+        a time; None if a seat holds an agent ``names`` lacks (read `from_chunks` then)."""
+        parts = []
+        for chunk in chunks:
+            if chunk:
+                parts.append(np.nan_to_num(np.array(chunk, dtype=float), nan=-1).astype(np.int64))  # None: -1
+                if (parts[-1][:, :4] == -2).any():
+                    return None
+        if not parts:
+            return cls(np.zeros((0, 3), np.int64), np.zeros(0, np.int64), np.zeros((0, 3), np.int64), np.zeros(0),
+                       frozenset(), list(names))  # fmt: skip
+        v = np.concatenate(parts)
+        width = 4 if (v[:, 3] >= 0).any() else 3
+        kinds = frozenset("team" if t == 1 else "order" for t in np.unique(v[:, 4]).tolist())
+        return cls(v[:, :width], v[:, 5], v[:, 6 : 6 + width], np.ones(len(v)), kinds, list(names))
+
+    @classmethod
+    def of_store(cls, store: Any, names: Sequence[str]) -> TableResults:
+        """A store's table results (`arena.results.store.Store`): read as numbers if every
+        seat's agent is in ``names`` (the fast path), else by name."""
+        return cls.from_codes(store.table_result_codes(names), names) or cls.from_chunks(
+            store.table_result_chunks(), names)
 
     @classmethod
     def from_counts(cls, rows: Sequence[dict] | dict[str, Sequence], names: Sequence[str]) -> TableResults:
