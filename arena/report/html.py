@@ -423,6 +423,34 @@ def _match_frame(store: Store) -> pd.DataFrame:
     return frame.rename(columns={"idx": "id"})
 
 
+def _list_matches(
+    r: _Report, head: list[str], store_path: Path, matches: pd.DataFrame, out: Path, config: dict,
+    replays: int | None,
+) -> bool:
+    """The capped match list (`arena.report.replays.match_list`) linked from the report;
+    False, with the headline saying so, when no match is stored yet."""
+    from .replays import REPORT_REPLAYS, match_list
+
+    link = match_list(store_path, matches, out, config, REPORT_REPLAYS if replays is None else replays)
+    if link:
+        r.parts.append(link)
+    if matches.empty:
+        head.append('<p class="headline">No matches are stored yet.</p>')
+        return False
+    return True
+
+
+def _ratings_head(r: _Report, head: list[str], ratings: Ratings) -> pd.DataFrame:
+    """The headline and ranking from ``ratings``, and their table; returns the table's frame."""
+    first, ranking = headline(ratings)
+    head.append(f'<p class="headline">{html.escape(first)}</p>')
+    if ranking:
+        head.append(f'<p class="ranking">{html.escape(ranking)}</p>')
+    table = ratings.to_frame()
+    r.table(table.rename(columns={"games": "matches"}), "ratings", _shown_ratings(table))
+    return table
+
+
 def build_report(store_path: Path, out: Path, *, title: str | None = None, replays: int | None = None) -> Path:
     """Write ``out/index.html`` (self-contained) and its PNGs and CSVs; returns the HTML path.
     ``replays``: how many matches get a replay page, listed on ``matches.html`` and linked
@@ -471,13 +499,7 @@ def build_report(store_path: Path, out: Path, *, title: str | None = None, repla
         "same decks with the seats swapped.",
         "note",
     )
-    from .replays import REPORT_REPLAYS, match_list
-
-    link = match_list(store_path, matches, out, config, REPORT_REPLAYS if replays is None else replays)
-    if link:
-        r.parts.append(link)
-    if matches.empty:
-        head.append('<p class="headline">No matches are stored yet.</p>')
+    if not _list_matches(r, head, store_path, matches, out, config, replays):
         path = out / "index.html"
         path.write_text(r.html(title, head))
         return path
@@ -485,12 +507,7 @@ def build_report(store_path: Path, out: Path, *, title: str | None = None, repla
     # -- ratings ------------------------------------------------------------------------------
     r.h2("Ratings", "ratings")
     ratings = fit_counts(results, names)
-    first, ranking = headline(ratings)
-    head.append(f'<p class="headline">{html.escape(first)}</p>')
-    if ranking:
-        head.append(f'<p class="ranking">{html.escape(ranking)}</p>')
-    table = ratings.to_frame()
-    r.table(table.rename(columns={"games": "matches"}), "ratings", _shown_ratings(table))
+    table = _ratings_head(r, head, ratings)
     r.p(
         "Joint maximum-likelihood Bradley-Terry ratings on the Elo scale, mean 0, with 95% intervals from the "
         "information matrix; a weak prior keeps unbeaten or winless agents finite. Score: the share of its "

@@ -16,7 +16,6 @@ A *side* is what scores: a team (four-handed: seats 0 and 2 against 1 and 3) or 
 
 from __future__ import annotations
 
-import html
 import math
 from pathlib import Path
 from typing import Any
@@ -35,14 +34,14 @@ from .html import (
     _heat_maps,
     _interval,
     _latency_table,
+    _list_matches,
     _margin,
     _ratings_chart,
+    _ratings_head,
     _Report,
     _seed_text,
     _shown_latency,
-    _shown_ratings,
     comparison_section,
-    headline,
     plt,
 )
 
@@ -245,13 +244,7 @@ def build_table_report(store_path: Path, out: Path, *, title: str | None = None,
         f"A side is what scores: {'a team (seats 0 and 2 against 1 and 3)' if players == 4 else 'a seat'}.",
         "note",
     )
-    from .replays import REPORT_REPLAYS, match_list
-
-    link = match_list(store_path, matches, out, config, REPORT_REPLAYS if replays is None else replays)
-    if link:
-        r.parts.append(link)
-    if matches.empty:
-        head.append('<p class="headline">No matches are stored yet.</p>')
+    if not _list_matches(r, head, store_path, matches, out, config, replays):
         path = out / "index.html"
         path.write_text(r.html(title, head))
         return path
@@ -259,12 +252,7 @@ def build_table_report(store_path: Path, out: Path, *, title: str | None = None,
     # -- ratings ------------------------------------------------------------------------------
     r.h2("Ratings", "ratings")
     ratings = fit_table_counts(counts, names)
-    first, ranking = headline(ratings)
-    head.append(f'<p class="headline">{html.escape(first)}</p>')
-    if ranking:
-        head.append(f'<p class="ranking">{html.escape(ranking)}</p>')
-    table = ratings.to_frame()
-    r.table(table.rename(columns={"games": "matches"}), "ratings", _shown_ratings(table))
+    table = _ratings_head(r, head, ratings)
     model = ratings.reference.partition("; ")[2]
     r.p(
         f"Joint maximum-likelihood ratings on the Elo scale, mean 0. Model: {model}"

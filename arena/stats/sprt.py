@@ -400,11 +400,20 @@ def pair_score_stats(losses: int, halves: int, wins: int) -> tuple[int, float, f
 
 def elo_estimate(losses: int, halves: int, wins: int, confidence: float = 0.95) -> EloEstimate:
     """Elo from the mean pair score with a delta-method interval, and LOS."""
-    z = _z(confidence)
     n, mean, sd = pair_score_stats(losses, halves, wins)
+    return _estimate(n, mean, sd, confidence)
+
+
+def _estimate(
+    n: int, mean: float, sd: float, confidence: float, games: float = 2.0, sample: str = "pair"
+) -> EloEstimate:
+    """The estimate from ``n`` samples of mean score ``mean`` and standard deviation ``sd``:
+    Elo with a delta-method interval (the exact one-sided bound when every sample scored 1,
+    or 0), the LOS, and normalized Elo with a sample standing for ``games`` games."""
+    z = _z(confidence)
     nan = math.nan
     if n == 0:
-        return EloEstimate(0, nan, nan, nan, nan, nan, nan, nan, confidence, nan, nan)
+        return EloEstimate(0, nan, nan, nan, nan, nan, nan, nan, confidence, nan, nan, sample=sample)
     se = sd / math.sqrt(n) if n >= 2 else nan
     elo = score_to_elo(mean)
     if 0.0 < mean < 1.0 and not math.isnan(se):
@@ -426,10 +435,10 @@ def elo_estimate(losses: int, halves: int, wins: int, confidence: float = 0.95) 
         los = 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
     nelo = nelo_low = nelo_high = nan
     if n >= 2 and sd > 0:
-        scale = NELO_PER_NT / (math.sqrt(2.0) * sd)
+        scale = NELO_PER_NT / (math.sqrt(games) * sd)
         nelo, half = (mean - 0.5) * scale, z * se * scale
         nelo_low, nelo_high = nelo - half, nelo + half
-    return EloEstimate(n, mean, sd, se, elo, elo_se, lo, hi, confidence, los, nelo, nelo_low, nelo_high)
+    return EloEstimate(n, mean, sd, se, elo, elo_se, lo, hi, confidence, los, nelo, nelo_low, nelo_high, sample)
 
 
 def elo_text(est: EloEstimate) -> str:
@@ -472,39 +481,14 @@ def score_estimate(
     normalized Elo with a sample standing for ``games`` games (`llr_scores`). Every sample
     scoring 1 (or 0) gives the exact one-sided bound: the chance of a sample scoring 1 is at
     least the Clopper-Pearson limit, and so is the mean."""
-    z = _z(confidence)
     c = np.asarray(counts, dtype=float)
     v = np.asarray(values, dtype=float)
     n = int(c.sum())
-    nan = math.nan
     if n == 0:
-        return EloEstimate(0, nan, nan, nan, nan, nan, nan, nan, confidence, nan, nan, sample=sample)
+        return _estimate(0, math.nan, math.nan, confidence, games, sample)
     mean = min(1.0, max(0.0, float(c @ v) / n))
-    sd = math.sqrt(max(float(c @ (v - mean) ** 2), 0.0) / (n - 1)) if n >= 2 else nan
-    se = sd / math.sqrt(n) if n >= 2 else nan
-    elo = score_to_elo(mean)
-    if 0.0 < mean < 1.0 and not math.isnan(se):
-        elo = elo + 0.0
-        elo_se = se * 400.0 / (math.log(10.0) * mean * (1.0 - mean))
-        lo, hi = (elo - z * elo_se, elo + z * elo_se) if se > 0 else (nan, nan)
-    elif n >= 2 and mean in (0.0, 1.0):
-        elo_se = nan
-        bound = score_to_elo(((1.0 - confidence) / 2.0) ** (1.0 / n))
-        lo, hi = (bound, math.inf) if mean == 1.0 else (-math.inf, -bound)
-    else:
-        elo_se, lo, hi = nan, nan, nan
-    if math.isnan(se):
-        los = nan
-    elif se > 0:
-        los = normal_cdf((mean - 0.5) / se)
-    else:
-        los = 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
-    nelo = nelo_low = nelo_high = nan
-    if n >= 2 and sd > 0:
-        scale = NELO_PER_NT / (math.sqrt(games) * sd)
-        nelo, half = (mean - 0.5) * scale, z * se * scale
-        nelo_low, nelo_high = nelo - half, nelo + half
-    return EloEstimate(n, mean, sd, se, elo, elo_se, lo, hi, confidence, los, nelo, nelo_low, nelo_high, sample)
+    sd = math.sqrt(max(float(c @ (v - mean) ** 2), 0.0) / (n - 1)) if n >= 2 else math.nan
+    return _estimate(n, mean, sd, confidence, games, sample)
 
 
 def los_text(est: EloEstimate) -> str:
@@ -673,6 +657,11 @@ class SPRT:
         return losses, halves, wins
 
     @property
+    def tally(self) -> tuple[int, int, int]:
+        """Samples below 1/2, at 1/2 and above: for pairs, `counts`."""
+        return self.counts
+
+    @property
     def pairs(self) -> int:
         return sum(self._counts)
 
@@ -683,7 +672,11 @@ class SPRT:
     def add(self, score: float) -> Status:
         """Record one pair score (0, 0.5 or 1) and return the status."""
         self._counts[_pair_index(score)] += 1
-        self.llr = float(llr_pairs(*self._counts, self.elo0, self.elo1, model=self.model))
+        return self._record(float(llr_pairs(*self._counts, self.elo0, self.elo1, model=self.model)))
+
+    def _record(self, llr: float) -> Status:
+        """The LLR after a sample: kept, and the status decided once a bound or the cap is reached."""
+        self.llr = llr
         self.llr_path.append(self.llr)
         if self.status == "continue":
             if self.llr >= self.upper:
@@ -711,7 +704,7 @@ class SPRT:
     def summary(self) -> dict[str, object]:
         """A flat snapshot (for printing, JSON and the report)."""
         est = self.estimate()
-        losses, halves, wins = self.counts
+        losses, halves, wins = self.tally
         return {
             "pairs": self.pairs, "losses": losses, "halves": halves, "wins": wins, "llr": self.llr,
             "lower": self.lower, "upper": self.upper, "status": self.status, "elo": est.elo,
@@ -724,7 +717,7 @@ class SPRT:
         """One progress line: pairs, LLR against the bounds, the estimate with its 95% interval
         (`estimate_text`), LOS (`los_text`), status: the same words as a final result."""
         est = self.estimate()
-        losses, halves, wins = self.counts
+        losses, halves, wins = self.tally
         return (
             f"pairs {self.pairs} (0: {losses}, 1/2: {halves}, 1: {wins})  LLR {self.llr:.2f} "
             f"[{self.lower:.2f}, {self.upper:.2f}]  {estimate_text(est, self.model)}  LOS {los_text(est)}  "
@@ -747,7 +740,7 @@ def run_sprt(
     return test
 
 
-class ScoreSPRT:
+class ScoreSPRT(SPRT):
     """GSPRT on samples scoring ``k / steps`` (k = 0..steps), fed one at a time: the `SPRT`
     of duplicate pairs generalised to a finer score, such as a table comparison's deck set
     (the mean of its seats' pair scores, `arena.tournament.compare_tables`). The LLR is
@@ -769,30 +762,12 @@ class ScoreSPRT:
         games: float,
         sample: str = "sample",
     ) -> None:
-        if not (math.isfinite(elo0) and math.isfinite(elo1) and elo0 < elo1):
-            raise ValueError(f"need finite elo0 < elo1, got {elo0}, {elo1}")
-        if model not in ("logistic", "normalized"):
-            raise ValueError(f"unknown Elo model {model!r}")
-        if max_pairs is not None and max_pairs < 1:
-            raise ValueError(f"max_pairs must be positive, got {max_pairs}")
+        super().__init__(elo0, elo1, alpha, beta, max_pairs, model)
         if steps < 1 or not games > 0:
             raise ValueError(f"need steps >= 1 and games > 0, got {steps}, {games}")
-        self.elo0, self.elo1 = float(elo0), float(elo1)
-        self.alpha, self.beta = float(alpha), float(beta)
-        self.lower, self.upper = sprt_bounds(alpha, beta)
-        self.max_pairs = max_pairs
-        self.model: Model = model
         self.steps, self.games, self.sample = steps, float(games), sample
         self.values = np.arange(steps + 1) / steps
         self._counts = [0] * (steps + 1)
-        self.llr = 0.0
-        self.llr_path: list[float] = []
-        self.status: Status = "continue"
-        self.decided_at: int | None = None
-
-    @property
-    def bounds(self) -> tuple[float, float]:
-        return self.lower, self.upper
 
     @property
     def counts(self) -> tuple[int, ...]:
@@ -807,34 +782,15 @@ class ScoreSPRT:
         even = sum(c for k, c in enumerate(self._counts) if k == half)
         return below, even, self.pairs - below - even
 
-    @property
-    def pairs(self) -> int:
-        return sum(self._counts)
-
-    @property
-    def finished(self) -> bool:
-        return self.status != "continue"
-
     def add(self, score: float) -> Status:
         """Record one sample's score (a multiple of ``1 / steps`` in [0, 1]) and return the status."""
         k = round(float(score) * self.steps)
         if not 0 <= k <= self.steps or abs(k - float(score) * self.steps) > 1e-9:
             raise ValueError(f"a score must be a multiple of 1/{self.steps} in [0, 1], got {score!r}")
         self._counts[k] += 1
-        self.llr = float(
-            llr_scores(self._counts, self.values, self.elo0, self.elo1, model=self.model, games=self.games)
+        return self._record(
+            float(llr_scores(self._counts, self.values, self.elo0, self.elo1, model=self.model, games=self.games))
         )
-        self.llr_path.append(self.llr)
-        if self.status == "continue":
-            if self.llr >= self.upper:
-                self.status = "H1"
-            elif self.llr <= self.lower:
-                self.status = "H0"
-            elif self.max_pairs is not None and self.pairs >= self.max_pairs:
-                self.status = "cap"
-            if self.status != "continue":
-                self.decided_at = self.pairs
-        return self.status
 
     def estimate(self, confidence: float = 0.95) -> EloEstimate:
         """The mean score's Elo with its interval, LOS and normalized Elo (`score_estimate`)."""
@@ -842,12 +798,4 @@ class ScoreSPRT:
 
     def summary(self) -> dict[str, object]:
         """`SPRT.summary`'s keys (``losses``, ``halves``, ``wins`` from `tally`), with the mean score."""
-        est = self.estimate()
-        losses, halves, wins = self.tally
-        return {
-            "pairs": self.pairs, "losses": losses, "halves": halves, "wins": wins, "llr": self.llr,
-            "lower": self.lower, "upper": self.upper, "status": self.status, "elo": est.elo,
-            "elo_low": est.ci_low, "elo_high": est.ci_high, "los": est.los, "elo0": self.elo0,
-            "elo1": self.elo1, "alpha": self.alpha, "beta": self.beta, "model": self.model,
-            "max_pairs": self.max_pairs, "decided_at": self.decided_at, "mean_score": est.mean,
-        }  # fmt: skip
+        return {**super().summary(), "mean_score": self.estimate().mean}
