@@ -65,13 +65,12 @@ def test_selfplay_is_reproducible_and_seed_dependent():
         (["selfplay", "--agents", "random"], "arena: error: --agents: expected two strategies"),
         (["selfplay", "--matches", "0"], "arena: error: --matches: must be at least 1"),
         (["selfplay", "--seed", "-3"], "arena: error: --seed: must be a non-negative integer"),
-        # tournaments, comparisons and ladders of the three- and four-handed games are not built
-        # yet: refused before any process starts
+        # the three- and four-handed games: refused before any process starts (or folder is made)
         (["match", "random", "greedy", "--variant", "four-pagat"], "arena: error: four-pagat seats 4 agents; 2 given"),
-        (["compare", "random", "greedy", "--variant", "three-sitout", "--fixed", "2"],
-         "arena: error: --variant: three-sitout is a 3-player game"),
-        (["ladder", "init", "/nonexistent/lad", "--variant", "kreuzmariage"],
-         "arena: error: flags: field 'variant': kreuzmariage is a 4-player game"),
+        (["compare", "random", "greedy", "--variant", "three-sitout", "--reference", "expert", "--fixed", "2"],
+         "arena: error: --reference: agent 'expert' plays only sixty-six, schnapsen"),
+        (["ladder", "init", "/nonexistent/lad", "--variant", "five-handed"],
+         "arena: error: flags: field 'variant' is not a valid variant: unknown variant 'five-handed'"),
     ],
 )
 def test_bad_arguments_are_one_line_errors(args, message):
