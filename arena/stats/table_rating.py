@@ -197,12 +197,10 @@ class Layout:
         self.chosen = ch.chosen
         self.weight = ch.weight
         self.cols = np.arange(c)
-        #: the pairs of slots u <= v, and the flat (row, column) index of their entries, all
-        #: in one array: the information is one `np.bincount` an iteration
+        #: the pairs of slots u <= v: the information is one `np.bincount` a pair an iteration
+        #: (each pair's flat (row, column) indices made as needed: kept, they would hold ten
+        #: integers a choice for teams of two)
         self.pairs = [(u, v) for u in range(k * m) for v in range(u, k * m)]
-        self.flat = np.concatenate([self.idx[u] * n + self.idx[v] for u, v in self.pairs])
-        if self.valid is not None:
-            self.pair_valid = np.concatenate([self.valid[u] * self.valid[v] for u, v in self.pairs])
 
     def strengths(self, theta: np.ndarray) -> np.ndarray:
         """(K, C) side strengths, -inf where a choice has no such side."""
@@ -232,17 +230,16 @@ class Layout:
         for u in range(self.k * m):
             vu = None if self.valid is None else self.valid[u]
             g += np.bincount(self.idx[u], weights=coef[u // m] if vu is None else coef[u // m] * vu, minlength=n)
-        c = len(self.chosen)
-        a = np.empty((len(self.pairs), c))
         side: dict[tuple[int, int], np.ndarray] = {}
-        for row, (u, v) in enumerate(self.pairs):
+        h = np.zeros(n * n)
+        for u, v in self.pairs:
             ku, kv = u // m, v // m
             if (ku, kv) not in side:
                 side[ku, kv] = wp[ku] - wp[ku] * p[kv] if ku == kv else -wp[ku] * p[kv]
-            a[row] = side[ku, kv]
-        weights = a.ravel() if self.valid is None else a.ravel() * self.pair_valid
+            w = side[ku, kv] if self.valid is None else side[ku, kv] * self.valid[u] * self.valid[v]
+            h += np.bincount(self.idx[u] * n + self.idx[v], weights=w, minlength=n * n)
         # slots u < v land off the diagonal (distinct agents), u == v on it: add the transpose
-        h = np.bincount(self.flat, weights=weights, minlength=n * n).reshape(n, n)
+        h = h.reshape(n, n)
         return g, h + h.T - np.diag(np.diag(h))
 
 
@@ -310,11 +307,14 @@ def pairwise_wins(ch: Choices, n: int) -> np.ndarray:
     if not c:
         return np.zeros((n, n))
     win = ch.sides[np.arange(c), ch.chosen]  # (C, M)
-    other = np.arange(k)[None, :] != ch.chosen[:, None]  # (C, K)
-    valid = (win[:, :, None, None] >= 0) & (ch.sides[:, None, :, :] >= 0) & other[:, None, :, None]
-    flat = np.where(valid, np.maximum(win, 0)[:, :, None, None] * n + np.maximum(ch.sides, 0)[:, None, :, :], 0)
-    w = np.where(valid, ch.weight[:, None, None, None], 0.0)
-    return np.bincount(flat.ravel(), weights=w.ravel(), minlength=n * n).reshape(n, n)
+    out = np.zeros(n * n)
+    for j in range(m):  # a member of the chosen side, against each member of each other side
+        for side in range(k):
+            for i in range(m):
+                loser = ch.sides[:, side, i]
+                valid = (win[:, j] >= 0) & (loser >= 0) & (ch.chosen != side)
+                out += np.bincount(win[valid, j] * n + loser[valid], weights=ch.weight[valid], minlength=n * n)
+    return out.reshape(n, n)
 
 
 def fit_choices(
