@@ -200,13 +200,13 @@ class Comparison:
         return f"{estimate_text(est, self.model)}, LOS {los_text(est)}"
 
     def void_text(self) -> str:
-        """The void pairs in words, or "" when there are none."""
+        """The void pairs (or deck sets: `unit`) in words, or "" when there are none."""
         if not self.void:
             return ""
         n = self.void
         return (
-            f"{n} pair{'s' * (n != 1)} void: a game had no result (a seat could not be started), left out of the "
-            "test; --resume plays them again"
+            f"{n} {self.unit[:-1]}{'s' * (n != 1)} void: a game had no result (a seat could not be started), left "
+            "out of the test; --resume plays them again"
         )
 
     def describe(self) -> str:

@@ -352,15 +352,6 @@ class TableComparison(Comparison):
             )
         return f"{estimate_text(est, self.model)}, LOS {los_text(est)}"
 
-    def void_text(self) -> str:
-        if not self.void:
-            return ""
-        n = self.void
-        return (
-            f"{n} deck set{'s' * (n != 1)} void: a game had no result (a seat could not be started), left out of "
-            "the test; --resume plays them again"
-        )
-
     def describe(self) -> str:
         """The verdict, the deck-set score, the estimate, the LLR, the margin diagnostic and the void sets."""
         diag = margin_diagnostic(self.margins)
