@@ -245,10 +245,10 @@ def test_three_handed_report_shows_seats_opponents_margins_and_bids(cutthroat):
     for agent, xs in per.items():
         assert got[(agent,)]["Deals"] == f"{len(xs):,}" and got[(agent,)]["Mean gain"] == mean(sum(xs), len(xs))
     assert sum(map(sum, per.values())) == pytest.approx(sum(m[f"score{s}"] for m in rows for s in range(3)))
-    # the match list: every match, no replay links (replays draw two-handed matches only)
-    listed = (out / "matches.html").read_text()
-    assert len(page(out / "matches.html").tables["matches"]) == 1 + 6 and "replays/" not in listed
-    assert not (out / "replays").exists() or not list((out / "replays").glob("*.html"))
+    # the match list: every match, each linked to its replay
+    links = re.findall(r'<a href="(replays/[^"]+)">', (out / "matches.html").read_text())
+    assert len(page(out / "matches.html").tables["matches"]) == 1 + 6 and len(links) == 6
+    assert sorted(x.name for x in (out / "replays").iterdir()) == sorted(h.split("/")[1] for h in links)
 
 
 def test_four_handed_report_shows_partners_and_the_moon(bidding, tmp_path):
@@ -297,7 +297,7 @@ def test_four_handed_report_shows_partners_and_the_moon(bidding, tmp_path):
 
 def test_forfeits_and_latency_count_every_seat(tmp_path):
     """A table agent that crashes forfeits each match it plays; the latencies of all three
-    seats are read; the report lists the matches without replays, or none with --replays 0."""
+    seats are read; the report lists the matches with their replays, or none with --replays 0."""
     store = tmp_path / "crash.sqlite"
     crash = BROKEN / "crash-mid-match-table.toml"
     p = arena("tournament", "--agents", f"random,greedy,{crash}", "--variant", "three-pagat", "--pairs", "1",

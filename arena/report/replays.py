@@ -131,14 +131,15 @@ def _table_winner(r: Any, players: int) -> str:
 
 
 def table_list(store_path: Path, matches: pd.DataFrame, rows: pd.DataFrame, out: Path, cap: int) -> str:
-    """``out/matches.html`` for a three- or four-handed store: the chosen ``rows`` without
-    replays (the replay page draws two-handed matches only; earlier pages are removed);
+    """``out/matches.html`` for a three- or four-handed store: the chosen ``rows``, each
+    linked to its replay in ``out/replays/`` (pages no longer listed are removed);
     returns the report's paragraph linking to it."""
     players = 4 if "seat3" in matches else 3
     sides = 2 if players == 4 else players
-    prune(out / "replays", {})
     ids = [match_id(r, False) for r in rows.itertuples(index=False)]
     with Store(store_path, create=False) as store:
+        pages = write_replays(store, ids, out / "replays")
+        prune(out / "replays", pages)
         details = {mid: (store.match(mid) or ({},))[0].get("fault_detail")
                    for mid, f in zip(ids, rows["fault"], strict=True) if f is not None and not pd.isna(f)}  # fmt: skip
     body = []
@@ -146,24 +147,26 @@ def table_list(store_path: Path, matches: pd.DataFrame, rows: pd.DataFrame, out:
         agents = ", ".join(html.escape(getattr(r, f"seat{s}")) for s in range(players))
         score = " / ".join(f"{getattr(r, f'score{t}'):g}" for t in range(sides))
         fault = "" if r.fault is None or pd.isna(r.fault) else f"{r.fault}: {details.get(mid) or ''}"
+        link = (f'<a href="replays/{safe_name(mid)}.html">{html.escape(mid)}</a>' if mid in pages
+                else html.escape(mid))  # fmt: skip
         body.append(
-            f"<tr><td>{html.escape(mid)}</td><td>{agents}</td><td>{score}</td>"
+            f"<tr><td>{link}</td><td>{agents}</td><td>{score}</td>"
             f"<td>{html.escape(_table_winner(r, players))}</td><td>{r.deals}</td><td>{html.escape(fault)}</td></tr>"
         )
     n = len(body)
     side = "team (seats 0 and 2, then 1 and 3)" if players == 4 else "seat"
     text = (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Matches</title>'
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Matches with replays</title>'
         f'<style>{PAGE_CSS}</style></head><body>\n<p><a href="index.html">Back to the report</a></p>\n'
-        f'<h1>Matches</h1>\n<p class="note">{n} of {len(matches):,} matches: the forfeits (most recent first, at '
-        f"most {cap // 2}) and the most recent matches, {cap} at most (<code>arena report --replays N</code>). "
-        f"Scores per {side}. Replays are drawn for two-handed matches only; a match's record: <code>arena export "
-        f'{html.escape(str(store_path))}</code>.</p>\n<table class="table-matches"><thead><tr><th>Match</th>'
+        f'<h1>Matches with replays</h1>\n<p class="note">{n} of {len(matches):,} matches: the forfeits (most recent '
+        f"first, at most {cap // 2}) and the most recent matches, {cap} at most (<code>arena report --replays N"
+        f"</code>). Scores per {side}. Any other match: <code>arena view {html.escape(str(store_path))} MATCH_ID"
+        f'</code>.</p>\n<table class="table-matches"><thead><tr><th>Match (replay)</th>'
         f"<th>Seats 0 to {players - 1}</th><th>Score</th><th>Winner</th><th>Deals</th><th>Forfeit</th></tr></thead>"
         "<tbody>\n"
         + "\n".join(body)
         + "\n</tbody></table>\n</body></html>\n"
     )
     (out / "matches.html").write_text(text, encoding="utf-8")
-    return (f'<p class="note">The matches: <a href="matches.html" id="matches-link">{n} matches</a> (the forfeits '
-            "and the most recent; replays are drawn for two-handed matches only).</p>")  # fmt: skip
+    return (f'<p class="note">Watch the matches: <a href="matches.html" id="matches-link">{n} matches with their '
+            "replays</a> (the forfeits and the most recent).</p>")  # fmt: skip

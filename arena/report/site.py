@@ -21,8 +21,8 @@ File names come from entry keys and match ids through `safe_name` (``name@1`` ->
 
 A ladder of a three- or four-handed game shows tables where a two-handed one shows pairs:
 a match is won by the seats placed first (the winning team's both), an agent's page lists
-the agents it sat with, and there are no replay pages yet (the viewer plays two-handed
-matches only).
+the agents it sat with, and its latest matches link to their replays as a pair's do (the
+viewer lays out three or four seats round the table).
 """
 
 from __future__ import annotations
@@ -227,8 +227,7 @@ def build_site(store: LadderStore, out: Path, *, name: str | None = None, recent
     ], ignore_index=True)  # fmt: skip
     sides["idx"] = matches["idx"].to_numpy()[sides["row"].to_numpy()]
     latest = sides.sort_values("idx", ascending=False, kind="stable").groupby("agent", sort=False).head(recent)
-    # no replay pages of table matches yet: the viewer plays two-handed matches only
-    wanted = [] if tables else sorted(set(matches["id"].to_numpy()[latest["row"].to_numpy()]))
+    wanted = sorted(set(matches["id"].to_numpy()[latest["row"].to_numpy()]))
     replays = write_replays(store, wanted, out / "replays", keep=True)
     prune(out / "replays", replays)  # replays no longer linked
 
@@ -332,7 +331,7 @@ def build_site(store: LadderStore, out: Path, *, name: str | None = None, recent
             _table(["With" if tables else "Opponent", "Matches", "Won", "Lost", "Score", "Mean margin"], opp_rows,
                    cls="opponents") if opp_rows else "<p>No matches yet.</p>",  # fmt: skip
             f"<h2>Latest matches</h2><p class=\"note\">The {recent} latest"
-            + (" (no replays of table matches yet).</p>" if tables else ", each with its replay.</p>"),
+            + ", each with its replay.</p>",
             _table(["Match", "Round", "Others" if tables else "Opponent", "Seat", "Score", "Result", "Finished (UTC)"],
                    recent_rows,
                    left=(0, 2, 5), cls="recent") if recent_rows else "<p>No matches yet.</p>",  # fmt: skip

@@ -10,6 +10,12 @@
   }
   const M = DATA.match;
   const N = M.players;
+  // the sides that score (teams 0+2 and 1+3 with four players, else each seat); older pages: one per seat
+  const SIDES = M.sides || [...Array(N).keys()].map((s) => [s]);
+  const TEAMS = SIDES.some((x) => x.length > 1);
+  const sideOf = (s) => SIDES.findIndex((x) => x.includes(s));
+  const AUCTION = M.form === "bidding" || M.form === "cutthroat";
+  const HIDDEN = { cutthroat: "widow", pagat: "undealt" }[M.form] || "talon";
   // "all" (spectators) first, then the seats (a seat's page holds its own view only)
   const VIEWS = Object.keys(DATA.views).sort((a, b) => (a === "all" ? -1 : b === "all" ? 1 : Number(a) - Number(b)));
   const FRAMES = DATA.views[VIEWS[0]].length;
@@ -31,6 +37,8 @@
       .replace(/\{([ATKQJ987])([CDHS])\}/g, (_, r, s) => sym(r + s))
       .replace(/\{([CDHS])\}/g, (_, s) => `<span class="sym s-${s}">${SUIT[s]}</span>`);
   const seatName = (s) => M.seats[s];
+  const sideName = (t) => SIDES[t].map(seatName).join("+");
+  const num = (x) => (x === null || x === undefined ? "" : String(x));
   const viewer = () => (view === "all" ? null : Number(view));
   // Where each seat sits: the viewing seat (seat 0 for spectators) at the bottom.
   const place = (s) => PLACES[N][(s - (viewer() ?? 0) + N) % N];
@@ -44,7 +52,13 @@
   function build() {
     const app = document.getElementById("app");
     const title = app.dataset.title;
-    const won = M.winner === null || M.winner === undefined ? "no result" : `${seatName(M.winner)} wins`;
+    let won = M.winner === null || M.winner === undefined ? "no result" : `${seatName(M.winner)} wins`;
+    if (M.kind === "team" && M.winner !== null && M.winner !== undefined) won = `${sideName(M.winner)} win`;
+    if (M.kind === "order" && M.places) {
+      won = [...Array(N).keys()].sort((a, b) => M.places[a] - M.places[b])
+        .map((s) => `${M.places[s]}. ${seatName(s)}`).join(", ");
+    }
+    const score = SIDES.length > 2 || TEAMS ? M.score.map(num).join(" / ") : M.score.join("-");
     const fault = M.fault ? `; ${seatName(M.forfeit_seat)} forfeited (${esc(M.fault)})` : "";
     const viewOpts = VIEWS.map((v) =>
       `<option value="${v}">${v === "all" ? "Spectator: all hands" : `Seat ${v}: ${esc(seatName(Number(v)))}'s view`}</option>`
@@ -52,7 +66,7 @@
     const dealOpts = DATA.deals.map((f, k) => `<option value="${k}">Deal ${k + 1}</option>`).join("");
     app.innerHTML = `
       <header><h1>${esc(title)}</h1>
-      <p class="result" id="result">${esc(M.seats.join(" vs "))}: ${M.score.join("-")}, ${esc(won)}${esc(fault)}</p></header>
+      <p class="result" id="result">${esc(TEAMS ? SIDES.map((x, t) => sideName(t)).join(" vs ") : M.seats.join(" vs "))}: ${esc(score)}, ${esc(won)}${esc(fault)}</p></header>
       <nav class="controls">
         <button id="first" title="first step (Home)">|&#x25C0;</button>
         <button id="prevdeal" title="previous deal (PageUp)">&#x25C0;&#x25C0;</button>
@@ -68,8 +82,9 @@
         <select id="speed" aria-label="speed"><option value="1500">slow</option><option value="800" selected>normal</option><option value="300">fast</option></select>
       </nav>
       <div class="wrap">
-        <div class="felt" id="felt"></div>
-        <aside class="side"><h2>Tricks of this deal</h2><div class="jumps" id="jumps"></div>
+        <div class="felt n${N}" id="felt"></div>
+        <aside class="side">${N > 2 ? '<h2>Score</h2><div id="sides"></div>' : ""}${AUCTION ? '<h2>Auction and contract</h2><div id="auction"></div>' : ""}
+          <h2>Tricks of this deal</h2><div class="jumps" id="jumps"></div>
           <h2>This deal, action by action</h2><ol id="log"></ol></aside>
       </div>
       <p class="keys">Keys: Left/Right step, Up/Down previous/next trick, PageUp/PageDown previous/next deal,
@@ -165,17 +180,38 @@
     const hidden = f.x[s];
     const cards = f.h[s].map((c) => card(c, c[1] === f.trump ? "trump" : "")).join("") + back().repeat(hidden);
     const melds = f.melds[s].map((x) => `<span class="badge meld" title="marriage shown">K+Q <span class="s-${x}">${SUIT[x]}</span></span>`).join("");
+    const bid = f.bid && f.bid[0] === s ? `<span class="badge contract" title="the contract">${f.bid[1] === 5 ? "moon" : `bid ${f.bid[1]}`}</span>` : "";
     const badges = (s === f.dealer ? '<span class="badge">dealer</span>' : "") +
       (f.closed === s ? '<span class="badge">closed</span>' : "") +
+      (f.sit === s ? '<span class="badge out" data-field="sit">sits out</span>' : "") +
+      (TEAMS ? `<span class="badge team">team ${"AB"[sideOf(s)]}</span>` : "") + bid +
+      (f.widow && f.widow.by === s ? '<span class="badge">took the widow</span>' : "") +
       (me === s ? '<span class="badge">you</span>' : "") + melds;
-    const pend = f.pend[s] ? ` (+${f.pend[s]} pending)` : "";
-    return `<div class="seat ${place(s)}${f.act === s ? " to-act" : ""}" data-seat="${s}">
+    const t = sideOf(s);
+    const pend = f.pend[t] ? ` (+${f.pend[t]} pending)` : "";
+    const stats = TEAMS
+      ? `tricks <b data-field="tk">${f.tk[s]}</b> &middot; team ${"AB"[t]}: <b data-field="pts">${f.pts[t]}</b>${pend} card points, <b data-field="score">${num(f.score[t])}</b> game points`
+      : `card points <b data-field="pts">${f.pts[t]}</b>${pend}
+        &middot; tricks <b data-field="tk">${f.tk[s]}</b> &middot; game points <b data-field="score">${num(f.score[t])}</b>`;
+    return `<div class="seat ${place(s)}${f.act === s ? " to-act" : ""}${f.sit === s ? " sitting-out" : ""}" data-seat="${s}">
       ${place(s) === "bottom" ? "" : `<div class="name">${esc(seatName(s))}${badges}</div>`}
       <div class="hand" data-seat="${s}">${cards}</div>
-      <div class="stats" data-seat="${s}">card points <b data-field="pts">${f.pts[s]}</b>${pend}
-        &middot; tricks <b data-field="tk">${f.tk[s]}</b> &middot; game points <b data-field="score">${f.score[s]}</b></div>
+      <div class="stats" data-seat="${s}">${stats}</div>
       ${place(s) === "bottom" ? `<div class="name">${esc(seatName(s))}${badges}</div>` : ""}
     </div>`;
+  }
+
+  function tableInfo(f) {
+    // the score per side, and the auction: who bid what, the contract
+    const rows = SIDES.map((x, t) => `<tr data-side="${t}"><td>${esc(sideName(t))}</td>
+      <td data-field="pts">${f.pts[t]}${f.pend[t] ? ` (+${f.pend[t]})` : ""}</td>
+      <td data-field="tk">${x.reduce((a, s) => a + f.tk[s], 0)}</td><td data-field="score">${num(f.score[t])}</td></tr>`).join("");
+    document.getElementById("sides").innerHTML = `<table class="sides"><thead><tr><th>${TEAMS ? "Team" : "Seat"}</th>
+      <th>card points</th><th>tricks</th><th>game points</th></tr></thead><tbody>${rows}</tbody></table>`;
+    if (!AUCTION) return;
+    const bids = (f.bids || []).map(([s, b]) => `<li data-seat="${s}">${esc(seatName(s))}: ${b ? (b === 5 ? "moon (5)" : `bid ${b} (${b * 33})`) : "pass"}</li>`).join("");
+    const contract = f.bid ? `<p id="contract">Contract: ${esc(seatName(f.bid[0]))}, ${f.bid[1] === 5 ? "the moon" : `${f.bid[1]} (${f.bid[1] * 33} points)`}</p>` : "";
+    document.getElementById("auction").innerHTML = bids || contract ? `<ul class="bids">${bids}</ul>${contract}` : "no auction";
   }
 
   function draw() {
@@ -186,19 +222,25 @@
     const table = f.table.map(([s, c]) => card(c, `at-${place(s)}${f.won === s ? " winner" : ""}`)).join("");
     const talonCls = f.closed !== null ? " closed" : "";
     const stack = f.talon > 0 ? `<span class="stack">${back()}</span>` : "";
-    const up = f.up ? `<span class="up">${card(f.up, "trump")}</span>` : "";
+    const upby = f.upby !== null && f.upby !== undefined ? ` title="the trump card, ${esc(seatName(f.upby))}'s"` : "";
+    const up = f.up ? `<span class="up"${upby}>${card(f.up, "trump")}</span>` : "";
     const stock = f.stock && f.stock.length
-      ? `<div class="stock" id="stock" title="the face-down talon, top first (spectators only)">${f.stock.map((c) => card(c)).join("")}</div>` : "";
+      ? `<div class="stock" id="stock" title="the face-down ${HIDDEN}${N === 2 ? ", top first" : ""} (spectators only)">${f.stock.map((c) => card(c)).join("")}</div>` : "";
+    const widow = f.widow && f.widow.cards
+      ? `<div class="widow" id="widow">widow (${esc(seatName(f.widow.by))}'s): ${f.widow.cards.map((c) => sym(c)).join(" ")}</div>` : "";
+    const showTalon = N === 2 || f.talon > 0 || f.up;
+    const label = N === 2 ? "talon" : f.talon > 0 ? HIDDEN : `trump card${upby ? ` (${esc(seatName(f.upby))}'s)` : ""}`;
     const trumps = f.trump ? `trumps <span class="sym s-${f.trump}">${SUIT[f.trump]}</span>` : "";
     const out = f.out ? `, ${f.out} out of play` : "";
     document.getElementById("felt").innerHTML = `${seats}
       <div class="center">
-        <div class="talon${talonCls}" id="talon" data-size="${f.talon}">${up}${stack}
-          <span class="count">talon ${f.talon}${f.closed !== null ? " (closed)" : ""}${out}</span></div>
+        <div class="talon${talonCls}${showTalon ? "" : " empty"}${N > 2 ? " flat" : ""}" id="talon" data-size="${f.talon}">${up}${stack}
+          <span class="count">${label}${f.talon > 0 || N === 2 ? ` ${f.talon}` : ""}${f.closed !== null ? " (closed)" : ""}${out}</span></div>
         <div id="trick" data-won="${f.won ?? ""}">${table}</div>
-        <div><div class="trumps">${trumps}</div>${stock}</div>
+        <div><div class="trumps" id="trumps" data-trump="${f.trump ?? ""}">${trumps || (N > 2 ? "no trumps yet" : "")}</div>${stock}${widow}</div>
       </div>
       <div class="info" id="say">${words(f.say)}</div>`;
+    if (N > 2) tableInfo(f);
     document.getElementById("pos").textContent =
       `step ${step} / ${FRAMES - 1} \u00b7 deal ${k + 1} of ${DATA.deals.length}, action ${f.n}`;
     document.getElementById("slider").value = String(step);
