@@ -14,7 +14,9 @@ realistic. The history after each round is a random walk toward the true ratings
 the ratings 6,000 times would only slow the set-up). Then ``arena ladder site`` runs as a
 subprocess twice: a fresh site (every replay made) and a refresh (replays kept); the
 target is under a minute. Last, ``arena view`` writes the replay of the match with the most
-actions, and Playwright opens it in the system Chromium: the target is under a second.
+actions, and Playwright opens it in the system Chromium: the target is under a second; the
+same for the longest match of a real four-bidding tournament (four seats, the auction,
+random bidders set deal after deal: long matches). ``--table-only`` times that alone.
 """
 
 from __future__ import annotations
@@ -124,6 +126,36 @@ def open_in_chromium(page: Path) -> float | None:
     return min(times)
 
 
+def longest_and_open(store: Path, table: str, folder: Path) -> None:
+    """``arena view`` of the match of ``store`` with the most actions, and its opening time."""
+    with Store(store, create=False) as s:
+        counts: dict[str, int] = {}
+        for chunk in s.chunks("deals", ["match_id", "actions"]):
+            for mid, actions in chunk:
+                counts[mid] = counts.get(mid, 0) + len(actions.split())
+        longest = max(counts, key=counts.__getitem__)
+        deals = s.match(longest)[0]["deals"]
+    page = folder / f"longest-{table}.html"
+    wall, _, _ = timed(["view", str(store), longest, "-o", str(page)])
+    print(f"arena view of the longest {table} match ({longest}, {deals} deals, {counts[longest]} actions): "
+          f"{wall:.2f} s wall (Python start included), page {page.stat().st_size / 1e3:.0f} KB")  # fmt: skip
+    opened = open_in_chromium(page)
+    shown = "skipped (no Playwright or Chromium)" if opened is None else (
+        f"{opened * 1000:.0f} ms to the first frame drawn (target: under 1 s)")  # fmt: skip
+    print(f"opened in Chromium: {shown}")
+
+
+def table_replay(folder: Path) -> None:
+    """The replay of the longest match of a real four-bidding tournament."""
+    store = folder / "four-bidding.sqlite"
+    subprocess.run(
+        [sys.executable, "-m", "arena", "tournament", "--agents", "random,greedy,heuristic,node-greedy", "--variant",
+         "four-bidding", "--pairs", "2", "--seed", "3", "--quiet", "--no-report", "--no-sandbox", "--store",
+         str(store)], check=True, stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    longest_and_open(store, "four-bidding", folder)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--agents", type=int, default=100)
@@ -132,10 +164,14 @@ def main() -> None:
     ap.add_argument("--pairs", type=int, default=10, help="duplicate pairs per pairing of the template tournament")
     ap.add_argument("--keep", type=Path, help="keep the ladder and the site in this folder (default: a temporary one)")
     ap.add_argument("--reuse", action="store_true", help="time the ladder already generated in --keep")
+    ap.add_argument("--table-only", action="store_true", help="only the replay of a long four-handed match")
     args = ap.parse_args()
     folder = Path(args.keep or tempfile.mkdtemp(prefix="bench-site-"))
     folder.mkdir(parents=True, exist_ok=True)
     try:
+        if args.table_only:
+            table_replay(folder)
+            return
         t = time.perf_counter()
         lad = folder / "ladder"
         if args.reuse and args.keep and (lad / ladder.STORE).is_file():
@@ -157,20 +193,8 @@ def main() -> None:
             replays = len(list((site / "replays").iterdir()))
             print(f"arena ladder site ({what}): {wall:.1f} s wall, {cpu:.1f} s CPU; {len(files):,} files, "
                   f"{size:.0f} MB, {replays} replay pages (target: under 60 s)")  # fmt: skip
-        with Store(store_path, create=False) as s:
-            counts: dict[str, int] = {}
-            for chunk in s.chunks("deals", ["match_id", "actions"]):
-                for mid, actions in chunk:
-                    counts[mid] = counts.get(mid, 0) + len(actions.split())
-            longest = max(counts, key=counts.__getitem__)
-        page = folder / "longest.html"
-        wall, cpu, _ = timed(["view", str(store_path), longest, "-o", str(page)])
-        print(f"arena view of the longest match ({longest}, {counts[longest]} actions): {wall:.2f} s wall "
-              f"(Python start included), page {page.stat().st_size / 1e3:.0f} KB")  # fmt: skip
-        opened = open_in_chromium(page)
-        shown = "skipped (no Playwright or Chromium)" if opened is None else (
-            f"{opened * 1000:.0f} ms to the first frame drawn (target: under 1 s)")  # fmt: skip
-        print(f"opened in Chromium: {shown}")
+        longest_and_open(store_path, "ladder", folder)
+        table_replay(folder)
     finally:
         if args.keep is None:
             shutil.rmtree(folder, ignore_errors=True)
