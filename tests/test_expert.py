@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.bots.expert import OracleStrategy, settled
 from arena.bots.search import (
     ExpertStrategy,
     Hidden,
@@ -36,6 +37,7 @@ from arena.game import (
     pack_of,
 )
 from arena.game.cards import POINTS, SUIT_MASK
+from arena.play.selfplay import selfplay
 
 ROOT = Path(__file__).resolve().parent.parent
 PRESETS = ["sixty-six", "schnapsen"]
@@ -279,6 +281,85 @@ def test_expert_is_deterministic_per_seed_and_position():
         a = ExpertStrategy(99, effort=0.2)(obs, legal)
         b = ExpertStrategy(99, effort=0.2).choose(obs, legal, time_left_ms=10_000)
         assert a == b
+
+
+def test_samples_mode_is_the_default_and_rejects_unknown_budgets():
+    assert ExpertStrategy(1).budget == "samples"
+    with pytest.raises(ValueError, match="budget"):
+        ExpertStrategy(1, budget="forever")
+
+
+def testsettled_needs_a_lead_beyond_the_noise():
+    rng = random.Random(3)
+    noise = [rng.gauss(0, 1) for _ in range(40)]
+    assert settled([[x + 1 for x in noise], noise], 3.0)  # the same worlds, one action always 1 better
+    other = [rng.gauss(0, 1) for _ in range(40)]
+    assert not settled([noise, other], 3.0)  # two independent draws of equal value
+    assert settled([[0.5] * 10, [0.5] * 10], 3.0)  # equal in every world: nothing more to learn
+    assert settled([[1.0, 2.0]], 3.0)  # one action
+
+
+def open_positions(variant: str, n: int, seed: int) -> list:
+    """States where the expert searches (no forced or rule move): talon open or closed."""
+    out = []
+    for st in random_states(variant, 40 * n, seed, close_rate=0.1):
+        if st.is_over() or len(st.legal_actions()) < 3:
+            continue
+        out.append(st)
+    return random.Random(seed).sample(out, n)
+
+
+def test_time_mode_budgets_a_share_of_the_allowance_and_uses_more_when_given_more():
+    """Anytime search: the budget is 40% of the allowance (the request's clock when it is
+    shorter), less a safety margin; a larger allowance buys more worlds. (How long decisions
+    take on this machine is measured by `arena check agents/expert` and the benchmarks, not
+    asserted here: a loaded CI machine would make a clock assertion flaky.)"""
+    states = open_positions("sixty-six", 24, 61)
+    small = ExpertStrategy(5, budget="time", move_ms=30)
+    large = ExpertStrategy(5, budget="time", move_ms=300)
+    assert small.budget_ms() < large.budget_ms() <= 0.4 * 300
+    assert large.budget_ms(time_left_ms=50) < 0.4 * 50  # the request's clock, when shorter, rules
+    samples = {"small": 0, "large": 0}
+    for st in states:
+        obs, legal = observation(st, st.to_act), st.legal_action_strings()
+        for name, strat in (("small", small), ("large", large)):
+            action = strat.choose(obs, legal, time_left_ms=10_000)
+            assert action in legal and strat.last["budget_ms"] == strat.budget_ms(time_left_ms=10_000)
+            samples[name] += strat.last["samples"]
+    assert samples["large"] > samples["small"], samples
+
+
+def test_time_mode_stops_early_once_the_choice_is_settled():
+    """With a huge allowance a decision still ends when its best action is settled, and
+    never samples more than MAX_WORLDS worlds."""
+    expert = ExpertStrategy(2, budget="time", move_ms=60_000)
+    expert.MAX_WORLDS = 600  # keeps the test short where the choice stays close
+    early = 0
+    for st in open_positions("schnapsen", 12, 71):
+        obs, legal = observation(st, st.to_act), st.legal_action_strings()
+        expert.choose(obs, legal)
+        n = expert.last["samples"]
+        assert n <= expert.MAX_WORLDS and expert.last["ms"] < 20_000
+        early += expert.last["kind"] == "playouts" and expert.PLAYOUT_WORLDS < n < expert.MAX_WORLDS
+    assert early >= 2  # more worlds than the fixed count, then settled long before the clock
+
+
+def test_oracle_sees_the_true_world_and_beats_the_heuristic():
+    rep = selfplay("sixty-six", ["expert-oracle", "heuristic"], 16, 5)  # the referee checks every action
+    oracle, heuristic = rep.tallies
+    assert oracle.matches_won >= 12 and oracle.game_points > 1.5 * heuristic.game_points, rep.to_dict()
+
+
+def _observation_only(variant: str, seed: int) -> tuple[dict, list[str]]:
+    """An observation and its legal actions, with no `State` left in any caller's frame."""
+    st = next(s for s in random_states(variant, 60, seed) if not s.is_over() and len(s.legal_actions()) > 2)
+    return observation(st, st.to_act), st.legal_action_strings()
+
+
+def test_oracle_refuses_to_play_without_the_referee_state():
+    obs, legal = _observation_only("sixty-six", 81)
+    with pytest.raises(RuntimeError, match="referee"):
+        OracleStrategy(0)(obs, legal)
 
 
 def test_deal_utility_follows_the_match_score():

@@ -1,8 +1,10 @@
 """The expert agent: `arena.bots.expert.ExpertStrategy` over the protocol, by `arena.sdk.run`.
 
 The expert wants more than the observation and the legal actions: each request's
-``time_left_ms``, and the variant and time control from ``hello``; the SDK's ``player``
-form gives it the whole request and the match's setup. One strategy per match, seeded by
+``time_left_ms``, and the variant and time control from ``hello``, for it searches
+anytime (``budget="time"``: a fixed number of worlds, then more while 40% of
+min(move_ms, time_left_ms) lasts). The SDK's ``player`` form gives it the whole request
+and the match's setup. One strategy per match, seeded by
 ``match_start``'s seed, so a match plays the same on any process. A bug in the search
 never costs the match: the greedy choice (or the first legal action) is played instead,
 and the traceback goes to stderr, which is the referee's log of this agent.
@@ -21,7 +23,7 @@ from arena.game import Variant, get_variant
 from arena.sdk import Request, Setup, run
 
 NAME = "expert"
-VERSION = "1.0.0"
+VERSION = "2.0.0"
 
 
 def _variant(data: dict[str, Any]) -> Variant | None:
@@ -41,6 +43,7 @@ def player(setup: Setup):
         setup.seed,
         variant=_variant(setup.variant),
         move_ms=move_ms if isinstance(move_ms, int) and move_ms > 0 else None,
+        budget="time",
     )
 
     def act(request: Request) -> str:

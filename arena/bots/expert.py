@@ -1,26 +1,35 @@
 """`ExpertStrategy`, the reference searching player: perfect-information Monte Carlo over
 sampled worlds, exact solving once the talon is closed or nearly gone, playouts before.
 
-Deterministic given its seed; it reads the clock only as a safety net.
+Two ways to size a decision (``budget``): ``"samples"`` does a fixed amount of work, so
+play depends only on the seed and the position (the clock is a safety net); ``"time"`` is
+anytime: it keeps adding worlds until a share of the move's allowance is spent or the
+best action's lead is statistically settled. `OracleStrategy` is the same search on the
+one true world, for measurement only.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import random
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..game.actions import CLOSE, DECLARE, EXCHANGE, MARRY, action_str, parse_action
+from ..game.observation import observation
 from ..game.state import OVER, State
 from ..game.variant import Variant, get_variant
 from .endgame import Search, fast_ok, solver_for
 from .playout import policy_action, seat_value
 from .worlds import InfoSet, Worlds
 
-__all__ = ["ExpertStrategy", "deal_utility"]
+__all__ = ["BUDGETS", "ExpertStrategy", "OracleStrategy", "deal_utility", "settled"]
+
+#: How a decision is sized: a fixed number of worlds, or anytime within a time budget.
+BUDGETS = ("samples", "time")
 
 
 #: How a won deal is scored, roughly (1, 2 or 3 game points), for the match model.
@@ -85,6 +94,21 @@ def _out_of_time(start: float, done: int, deadline: float) -> bool:
     return now + 1.5 * (now - start) / done > deadline
 
 
+def settled(series: Sequence[Sequence[float]], z: float) -> bool:
+    """Whether the best of several actions, valued in the same worlds (``series[j][i]``:
+    action ``j`` in world ``i``), leads the runner-up by more than ``z`` standard errors
+    of their paired difference. Actions equal in every world so far count as settled."""
+    n = len(series[0])
+    if len(series) < 2 or n < 2:
+        return len(series) < 2
+    means = [sum(v) / n for v in series]
+    order = sorted(range(len(series)), key=means.__getitem__, reverse=True)
+    b, r = series[order[0]], series[order[1]]
+    lead = means[order[0]] - means[order[1]]
+    var = sum((x - y - lead) ** 2 for x, y in zip(b, r, strict=True)) / (n - 1)
+    return lead > z * math.sqrt(var / n) or var < 1e-18
+
+
 class ExpertStrategy:
     """Determinized search: perfect-information Monte Carlo over sampled worlds.
 
@@ -97,9 +121,18 @@ class ExpertStrategy:
       `policy_action` for both seats (common worlds for all candidates), and closing is
       valued by solving the closed deal in each world; closing needs a clear edge.
 
-    Work is fixed per decision (``effort`` scales it), so play depends only on the seed and
-    the position; the clock is a safety net: sampling stops once ``move_ms_fraction`` of
+    ``budget="samples"`` (the default, and what ``arena selfplay`` plays): work is fixed
+    per decision (``effort`` scales it), so play depends only on the seed and the
+    position; the clock is a safety net: sampling stops once ``move_ms_fraction`` of
     min(move allowance, time left), less ``safety_ms``, has passed.
+
+    ``budget="time"`` (the agent's): anytime. After the fixed counts above (stopped only
+    by that safety net, so it never does less than the samples mode), worlds keep
+    coming, up to ``MAX_WORLDS``, until ``time_fraction`` of min(move allowance, time
+    left), less ``safety_ms``, is spent (the bank is never planned on), or the best
+    action leads the runner-up by ``settle_z`` standard errors of their paired
+    difference (`settled`). Given the same stopping point it plays as deterministically
+    as the samples mode; where it stops depends on the clock.
 
     Call it as ``strategy(obs, legal)`` like any strategy, or ``strategy.choose(obs,
     legal, time_left_ms)`` to pass the request's clock. ``variant`` is the rule set (from
@@ -114,6 +147,10 @@ class ExpertStrategy:
     CLOSE_WORLDS = 24
     #: Closing needs this many game points over the best alternative, and a positive mean.
     CLOSE_MARGIN = 0.25
+    #: The most worlds a time-budgeted decision samples (beyond this, more barely helps).
+    MAX_WORLDS = 3000
+    #: A time-budgeted decision checks whether it is settled every this many worlds.
+    SETTLE_EVERY = 8
 
     def __init__(
         self,
@@ -124,8 +161,16 @@ class ExpertStrategy:
         move_ms: int | None = None,
         effort: float = 1.0,
         safety_ms: float = 8.0,
+        budget: str = "samples",
+        time_fraction: float = 0.4,
+        settle_z: float = 3.0,
     ):
+        if budget not in BUDGETS:
+            raise ValueError(f"budget must be one of {', '.join(BUDGETS)}, got {budget!r}")
         self.seed = seed
+        self.budget = budget
+        self.time_fraction = time_fraction
+        self.settle_z = settle_z
         self.move_ms_fraction = move_ms_fraction
         self.variant = get_variant(variant) if variant is not None else None
         self.move_ms = move_ms
@@ -138,7 +183,8 @@ class ExpertStrategy:
         #: Value deal results by the chance to win the match they give (`deal_utility`).
         self.match_aware = True
         self._util: list[float] = [float(g) for g in range(-3, 4)]
-        #: What the last decision did: ``kind``, ``samples``, ``ms`` (for logs and tests).
+        #: What the last decision did: ``kind``, ``samples``, ``ms``, ``budget_ms`` (for
+        #: logs and tests).
         self.last: dict[str, Any] = {}
 
     def __call__(self, obs: dict[str, Any], legal: Sequence[str]) -> str:
@@ -147,25 +193,45 @@ class ExpertStrategy:
     def _n(self, base: int) -> int:
         return max(1, round(base * self.effort))
 
+    def _cap(self, base: int) -> int:
+        """The most worlds for a decision whose fixed count is ``base``."""
+        return max(base, self.MAX_WORLDS) if self.budget == "time" else base
+
+    def budget_ms(self, time_left_ms: float | None = None, *, hard: bool = False) -> float:
+        """The time this decision may spend searching, in ms: in the time mode, on worlds
+        beyond the fixed counts; ``hard``, or in the samples mode, the safety net that
+        stops even the fixed counts (see the class docstring)."""
+        allow = [x for x in (self.move_ms, time_left_ms) if x is not None]
+        allowance = min(allow) if allow else 1000.0
+        share = self.move_ms_fraction if hard or self.budget == "samples" else self.time_fraction
+        return max(3.0, share * allowance - self.safety_ms)
+
+    def _worlds(self, info: InfoSet, obs: dict[str, Any]) -> Worlds:
+        """Where this decision's worlds come from (the oracle overrides it)."""
+        return Worlds(info)
+
     def choose(self, obs: dict[str, Any], legal: Sequence[str], time_left_ms: float | None = None) -> str:
         t0 = time.perf_counter()
         if len(legal) == 1:
             self.last = {"kind": "forced", "samples": 0, "ms": 0.0}
             return legal[0]
-        allow = [x for x in (self.move_ms, time_left_ms) if x is not None]
-        allowance = min(allow) if allow else 1000.0
-        budget_ms = max(3.0, self.move_ms_fraction * allowance - self.safety_ms)
-        deadline = t0 + budget_ms / 1000
+        budget_ms = self.budget_ms(time_left_ms)
+        hard_ms = max(budget_ms, self.budget_ms(time_left_ms, hard=True))
+        # The fixed counts stop only at the safety net (so the time mode never does less
+        # than the samples mode); extra worlds stop at the budget.
+        deadline = (t0 + hard_ms / 1000, t0 + budget_ms / 1000)
         v = self.variant or get_variant(obs["variant"])
         rng = random.Random(_decision_seed(self.seed, obs, legal))
         acts = [parse_action(a) for a in legal]
-        self.last = {"kind": "?", "samples": 0}
+        self.last = {"kind": "?", "samples": 0, "budget_ms": budget_ms}
         a = self._decide(obs, acts, v, rng, deadline)
         self.last["ms"] = (time.perf_counter() - t0) * 1000
         return action_str(a)
 
     # -- the decision procedure -------------------------------------------------------------
-    def _decide(self, obs: dict[str, Any], acts: list[int], v: Variant, rng: random.Random, deadline: float) -> int:
+    def _decide(
+        self, obs: dict[str, Any], acts: list[int], v: Variant, rng: random.Random, deadline: tuple[float, float]
+    ) -> int:
         me = obs["seat"]
         if DECLARE in acts:
             if obs["points"][me] >= 66:
@@ -179,10 +245,10 @@ class ExpertStrategy:
             self.last["kind"] = "rule"
             return EXCHANGE if EXCHANGE in acts else acts[0]
         info = InfoSet(obs, v)
-        worlds = Worlds(info)
+        worlds = self._worlds(info, obs)
         self._util = deal_utility(obs, v.target) if self.match_aware else [float(g) for g in range(-3, 4)]
         if info.strict:
-            n = 1 if info.determined else self._n(self.STRICT_WORLDS)
+            n = 1 if info.determined or worlds.fixed else self._n(self.STRICT_WORLDS)
             self.last["kind"] = "solve"
             return self._pimc_exact(worlds, acts, n, rng, deadline)
         if EXCHANGE in acts:
@@ -195,7 +261,8 @@ class ExpertStrategy:
             return trump if trump in marriages else marriages[0]
         if info.talon_size <= 2:
             self.last["kind"] = "solve-talon2"
-            return self._pimc_exact(worlds, acts, self._n(self.TALON2_WORLDS), rng, deadline)
+            n = 1 if worlds.fixed else self._n(self.TALON2_WORLDS)
+            return self._pimc_exact(worlds, acts, n, rng, deadline)
         self.last["kind"] = "playouts"
         return self._open(worlds, acts, rng, deadline)
 
@@ -207,25 +274,31 @@ class ExpertStrategy:
         pref = self.policy(world)
         return pref if pref in tied else tied[0]
 
-    def _pimc_exact(self, worlds: Worlds, acts: list[int], n: int, rng: random.Random, deadline: float) -> int:
-        """Solve each sampled world exactly for every action; the best mean utility."""
+    def _pimc_exact(
+        self, worlds: Worlds, acts: list[int], n: int, rng: random.Random, deadline: tuple[float, float]
+    ) -> int:
+        """Solve each sampled world exactly for every action; the best mean utility.
+        ``n`` worlds at least (time permitting); with a time budget, more until settled."""
         me = worlds.info.seat
         util = self._util
-        sums = [0.0] * len(acts)
+        series: list[list[float]] = [[] for _ in acts]
         first = None
         done = 0
+        cap = n if n == 1 else self._cap(n)
         start = time.perf_counter()
-        for i in range(n):
-            if i and _out_of_time(start, i, deadline):
+        for i in range(cap):
+            if i and _out_of_time(start, i, deadline[i >= n]):
+                break
+            if i >= n and i % self.SETTLE_EVERY == 0 and settled(series, self.settle_z):
                 break
             w = worlds.sample(rng)
             if first is None:
                 first = w
             for j, (_, val) in enumerate(Search().action_values(w, acts)):
-                sums[j] += util[(val if me == 0 else -val) + 3]
+                series[j].append(util[(val if me == 0 else -val) + 3])
             done += 1
         self.last["samples"] = done
-        return self._pick(acts, [s / done for s in sums], first)
+        return self._pick(acts, [sum(v) / done for v in series], first)
 
     def _playout_value(self, st: State, me: int) -> float:
         """The value for ``me`` of playing ``st`` out: by the policy while the talon is
@@ -243,35 +316,52 @@ class ExpertStrategy:
                 apply(policy(st))
         return seat_value(st, me, self._util)
 
-    def _open(self, worlds: Worlds, acts: list[int], rng: random.Random, deadline: float) -> int:
+    def _open(self, worlds: Worlds, acts: list[int], rng: random.Random, deadline: tuple[float, float]) -> int:
         """Open talon: playouts for every candidate in common sampled worlds; closing is
         valued by solving the closed deal exactly (the best first lead on average)."""
         me = worlds.info.seat
         util = self._util
         cands = [a for a in acts if a != CLOSE]
         can_close = CLOSE in acts
-        n = self._n(self.PLAYOUT_WORLDS)
-        n_close = self._n(self.CLOSE_WORLDS) if can_close else 0
+        n = 1 if worlds.fixed else self._n(self.PLAYOUT_WORLDS)
+        n_close = (1 if worlds.fixed else self._n(self.CLOSE_WORLDS)) if can_close else 0
+        cap = n if n == 1 else self._cap(n)
+        timed = self.budget == "time"
+        if timed:
+            n_close = cap if can_close else 0
+        series: list[list[float]] = [[] for _ in cands]
         sums = [0.0] * len(cands)
-        close_sums: dict[int, float] = {}
+        close_vals: dict[int, list[float]] = {}
         close_done = 0
+        close_dropped = False
         first = None
         done = 0
         start = time.perf_counter()
-        for i in range(n):
-            if i and _out_of_time(start, i, deadline):
+        for i in range(cap):
+            if i and _out_of_time(start, i, deadline[i >= n]):
                 break
+            if i >= n and i % self.SETTLE_EVERY == 0:
+                trial = series
+                if close_vals and not close_dropped:  # the close, at its best first lead, less its margin
+                    lead = max(close_vals.values(), key=sum)
+                    trial = [*series, [x - self.CLOSE_MARGIN for x in lead]]
+                if settled(trial, self.settle_z):
+                    break
             w = worlds.sample(rng)
             if first is None:
                 first = w
             for j, a in enumerate(cands):
                 st = w.clone()
                 st.apply_legal(a)
-                sums[j] += self._playout_value(st, me)
-            if close_done < n_close and not (
-                # stop valuing the close once it clearly trails the best alternative
-                close_done >= 6 and max(close_sums.values()) / close_done < max(sums) / (i + 1) - 0.5
-            ):
+                x = self._playout_value(st, me)
+                series[j].append(x)
+                sums[j] += x
+            # stop valuing the close once it clearly trails the best alternative
+            best_close = max(sum(v) for v in close_vals.values()) / close_done if close_done else 0.0
+            trails = close_done >= 6 and best_close < max(sums) / (i + 1) - 0.5
+            if not close_dropped and trails:
+                close_dropped = timed  # in the samples mode it may come back, as it always did
+            elif close_done < n_close and not close_dropped:
                 st = w.clone()
                 st.apply_legal(CLOSE)
                 if st.to_act != me:  # the opponent's turn at once (an exchange offer): just the value
@@ -280,14 +370,46 @@ class ExpertStrategy:
                     nxt = [a for a in st.legal_actions() if a != DECLARE or st.count(me) >= 66]
                     vals = Search().action_values(st, nxt)
                 for a, val in vals:
-                    close_sums[a] = close_sums.get(a, 0.0) + util[(val if me == 0 else -val) + 3]
+                    close_vals.setdefault(a, []).append(util[(val if me == 0 else -val) + 3])
                 close_done += 1
             done += 1
         self.last["samples"] = done
         means = [s / done for s in sums]
         if close_done:
-            close_value = max(close_sums.values()) / close_done
+            close_value = max(sum(v) for v in close_vals.values()) / close_done
             self.last["close_value"] = close_value
             if close_value > util[3] and close_value >= max(means) + self.CLOSE_MARGIN:
                 return CLOSE
         return self._pick(cands, means, first)
+
+
+class _TrueWorld:
+    """The one world an oracle searches: the real state (cloned per use)."""
+
+    fixed = True
+
+    def __init__(self, info: InfoSet, state: State):
+        self.info = info
+        self.state = state
+
+    def sample(self, rng: random.Random) -> State:
+        return self.state.clone()
+
+
+class OracleStrategy(ExpertStrategy):
+    """The expert's search on the true world: every hidden card and the talon's order
+    known. For measurement only (how much of the perfect-information edge a player
+    captures): the in-process referee of ``arena selfplay`` (`arena.play.selfplay.play_match`)
+    hands it the true state before each decision (``sees_state``); anywhere else it has
+    none and refuses to play (`RuntimeError`), so no agent process can be one. One world,
+    so one playout or one exact solve per candidate."""
+
+    #: Asks the in-process referee for the true state (set as `state` before a decision).
+    sees_state = True
+    state: State | None = None
+
+    def _worlds(self, info: InfoSet, obs: dict[str, Any]) -> Worlds:
+        state = self.state
+        if state is None or observation(state, obs["seat"]) != obs:
+            raise RuntimeError("the oracle needs the referee's state: it plays only in-process (arena selfplay)")
+        return _TrueWorld(info, state)  # type: ignore[return-value]

@@ -339,6 +339,9 @@ def state_from_observation(obs: dict[str, Any], variant: Variant | str, hidden_a
 class Worlds:
     """Cheap worlds for one observation: a template state, cloned and filled per sample."""
 
+    #: Whether every sample is the same world (an oracle's true world is; sampled ones are not).
+    fixed = False
+
     def __init__(self, info: InfoSet):
         self.info = info
         self.template = _build_state(info, Hidden(info.known, ()))

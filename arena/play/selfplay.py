@@ -27,8 +27,9 @@ from ..bots.strategies import STRATEGIES, Strategy, make_strategy
 from ..bots.table_strategies import TableGreedy, TableHeuristic
 from ..game import Match, Variant, derive_seed, get_variant, observation
 
-#: Every built-in strategy, by name: what ``arena selfplay --agents`` accepts.
-STRATEGY_NAMES = (*STRATEGIES, "heuristic", "expert")
+#: Every built-in strategy, by name: what ``arena selfplay --agents`` accepts. The last,
+#: ``expert-oracle``, measures: it is shown the true state (`arena.bots.expert.OracleStrategy`).
+STRATEGY_NAMES = (*STRATEGIES, "heuristic", "expert", "expert-oracle")
 
 
 #: The strategies that play the three- and four-handed forms.
@@ -77,6 +78,10 @@ def make_player(name: str, seed: int, variant: Variant) -> Strategy:
         from ..bots.search import ExpertStrategy
 
         return ExpertStrategy(seed, variant=variant)
+    if name == "expert-oracle":
+        from ..bots.expert import OracleStrategy
+
+        return OracleStrategy(seed, variant=variant)
     raise ValueError(f"unknown strategy {name!r}; built-in strategies: {', '.join(STRATEGY_NAMES)}")
 
 
@@ -126,7 +131,9 @@ class SelfplayReport:
 
 def play_match(variant: Variant | str, seed: int, players: Sequence[Strategy]) -> Match:
     """Play one match to its end; ``players[s]`` chooses for match seat ``s`` (in F3.3 a
-    deal's seats are mapped to match seats by `Match.seats`)."""
+    deal's seats are mapped to match seats by `Match.seats`). A player that ``sees_state``
+    (the measuring oracle) is handed the true state before each of its decisions: only
+    here, in process; an agent process only ever gets its observation."""
     match = Match(variant, seed)
     while not match.is_over():
         state = match.new_deal()
@@ -134,7 +141,10 @@ def play_match(variant: Variant | str, seed: int, players: Sequence[Strategy]) -
         while not state.is_over():
             seat = state.current_player()
             legal = state.legal_action_strings()
-            state.apply_action(players[seats[seat]](observation(state, seat), legal))
+            player = players[seats[seat]]
+            if getattr(player, "sees_state", False):
+                player.state = state
+            state.apply_action(player(observation(state, seat), legal))
         match.finish_deal()
     return match
 
