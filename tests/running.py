@@ -1,11 +1,13 @@
 """What several test files share: driving a real ``arena`` process (counting what it has
 stored so far, pressing Ctrl-C once it has stored enough, its one-line errors), processes
-left in a group, a match record replayed in the engine, a transcript fed to an agent."""
+left in a group, a match record replayed in the engine, a transcript fed to an agent, a
+replay page's data and the cards in it."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -126,3 +128,27 @@ def new_local_cluster(n: int, **kw: Any) -> Any:
                                     scheduler_kwargs={"dashboard": False}, memory_limit=0,
                                     silence_logs=logging.CRITICAL, **kw)  # fmt: skip
 
+
+
+#: A card as the replay pages write it.
+CARD = re.compile(r"^[ATKQJ987][CDHS]$")
+
+
+def cards_in(x: Any) -> set[str]:
+    """Every card string anywhere in a JSON value (``{KH}`` in text included)."""
+    if isinstance(x, str):
+        return {x} if CARD.match(x) else set(re.findall(r"\{([ATKQJ987][CDHS])\}", x))
+    if isinstance(x, dict):
+        return set().union(*(cards_in(v) for v in x.values())) if x else set()
+    if isinstance(x, list):
+        return set().union(*(cards_in(v) for v in x)) if x else set()
+    return set()
+
+
+def page_data(path: Path) -> dict:
+    """The replay data embedded in an ``arena view`` page, its views expanded."""
+    from arena.report.replay_page import expand_views
+
+    m = re.search(r'<script type="application/json" id="replay-data">(.*?)</script>', path.read_text(), re.S)
+    assert m
+    return expand_views(json.loads(m.group(1).replace("<\\/", "</")))

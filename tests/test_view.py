@@ -3,20 +3,17 @@ seat's view, and the page in headless Chromium driven by Playwright (the system 
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 from pathlib import Path
 
 import pytest
-from running import arena
+from running import arena, cards_in, page_data
 
 from arena.game import Match, Variant, parse_action
 from arena.game.cards import KING, QUEEN, card_str, cards_of
 from arena.report.replay_page import deltas, expand_views, match_frames, safe_name
 from arena.results.store import Store
-
-CARD = re.compile(r"^[ATKQJ987][CDHS]$")
 
 
 @pytest.fixture(scope="module")
@@ -83,24 +80,6 @@ def seen_by(states: list, seat: int) -> list[set[str]]:
                 seen |= {card_str(ev[2]), card_str(ev[3])}
         out.append(set(seen))
     return out
-
-
-def cards_in(x) -> set[str]:
-    """Every card string anywhere in a JSON value (``{KH}`` in text included)."""
-    if isinstance(x, str):
-        return {x} if CARD.match(x) else set(re.findall(r"\{([ATKQJ987][CDHS])\}", x))
-    if isinstance(x, dict):
-        return set().union(*(cards_in(v) for v in x.values())) if x else set()
-    if isinstance(x, list):
-        return set().union(*(cards_in(v) for v in x)) if x else set()
-    return set()
-
-
-def page_data(path: Path) -> dict:
-    text = path.read_text()
-    m = re.search(r'<script type="application/json" id="replay-data">(.*?)</script>', text, re.S)
-    assert m
-    return expand_views(json.loads(m.group(1).replace("<\\/", "</")))
 
 
 # -- frames against the engine ---------------------------------------------------------------------

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-from running import arena
+from running import arena, cards_in, page_data
 
 from arena.game import Match, TableState, Variant, parse_action
 from arena.game.cards import KING, QUEEN, card_str, cards_str
@@ -20,7 +20,6 @@ from arena.results.store import Store
 
 THREE = ("three-pagat", "three-cutthroat", "three-sitout")
 FOUR = ("four-pagat", "kreuzmariage", "four-bidding")
-CARD = re.compile(r"^[ATKQJ987][CDHS]$")
 
 
 @pytest.fixture(scope="module")
@@ -112,23 +111,6 @@ def seen_by(steps: list[Step], seat: int) -> list[set[str]]:
                 seen |= {card_str(ev[2]), card_str(ev[3])}
         out.append(set(seen))
     return out
-
-
-def cards_in(x) -> set[str]:
-    """Every card string anywhere in a JSON value (``{KH}`` in text included)."""
-    if isinstance(x, str):
-        return {x} if CARD.match(x) else set(re.findall(r"\{([ATKQJ987][CDHS])\}", x))
-    if isinstance(x, dict):
-        return set().union(*(cards_in(v) for v in x.values())) if x else set()
-    if isinstance(x, list):
-        return set().union(*(cards_in(v) for v in x)) if x else set()
-    return set()
-
-
-def page_data(path: Path) -> dict:
-    m = re.search(r'<script type="application/json" id="replay-data">(.*?)</script>', path.read_text(), re.S)
-    assert m
-    return expand_views(json.loads(m.group(1).replace("<\\/", "</")))
 
 
 def sides_of(n: int) -> list[list[int]]:
