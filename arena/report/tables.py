@@ -106,6 +106,12 @@ def _match_frame(store: Store, players: int) -> pd.DataFrame:
     return frame.rename(columns={"idx": "id"})
 
 
+def _by_rank(rows: pd.DataFrame, rank: dict[str, int], other: str) -> pd.DataFrame:
+    """Rows of an agent and an ``other`` agent, the agents in rating order, then the others."""
+    rows = rows.assign(_k=rows["agent"].map(rank), _o=rows[other].map(rank))
+    return rows.sort_values(["_k", "_o"], kind="stable").drop(columns=["_k", "_o"]).reset_index(drop=True)
+
+
 def _by_agent(seats: pd.DataFrame, order: list[str]) -> pd.DataFrame:
     """Standings from the per-seat counts: their sums per agent, in ``order``."""
     cols = ["matches", "won", "lost", "no_result", "points", "place_sum", "placed", "forfeits", "margin_sum",
@@ -309,8 +315,7 @@ def build_table_report(store_path: Path, out: Path, *, title: str | None = None,
     # -- partners and opponents ------------------------------------------------------------
     r.h2("Partners and opponents" if players == 4 else "Opponents", "partners")
     if players == 4 and not partners.empty:
-        partners = partners.assign(_k=partners["agent"].map(rank), _p=partners["partner"].map(rank))
-        partners = partners.sort_values(["_k", "_p"], kind="stable").drop(columns=["_k", "_p"]).reset_index(drop=True)
+        partners = _by_rank(partners, rank, "partner")
         r.table(partners, "partners", pd.DataFrame({
             "Agent": partners["agent"],
             "Partner": partners["partner"],
@@ -325,8 +330,7 @@ def build_table_report(store_path: Path, out: Path, *, title: str | None = None,
             "note")  # fmt: skip
     score = np.full((len(order), len(order)), np.nan)
     if not opponents.empty:
-        opponents = opponents.assign(_k=opponents["agent"].map(rank), _o=opponents["opponent"].map(rank))
-        opponents = opponents.sort_values(["_k", "_o"], kind="stable").drop(columns=["_k", "_o"]).reset_index(drop=True)
+        opponents = _by_rank(opponents, rank, "opponent")
         decided = opponents["ahead"] + opponents["level"] + opponents["behind"]
         opponents["score"] = [
             (a + lv / 2) / d if d else math.nan
