@@ -30,7 +30,7 @@ def _records(frame) -> list[dict]:
 
 def run(args: argparse.Namespace) -> int:
     from ..stats.bootstrap import bootstrap
-    from ..stats.rating import DEFAULT_PRIOR, fit_counts, pair_scores, pair_scores_counted
+    from ..stats.rating import fit_counts, pair_scores, pair_scores_counted
 
     # Counted in SQL (a few rows per pairing, however many matches: memory stays flat);
     # the bootstrap alone reads the results match by match, and only their light columns.
@@ -46,18 +46,7 @@ def run(args: argparse.Namespace) -> int:
         except ValueError:  # a pairing that does not name its seats: read it match by match
             pairs = pair_scores(rows if rows is not None else store.results(), names)
     played = sum(c["count"] for c in counts)
-    anchor, anchor_elo = None, 0.0
-    if args.anchor:
-        anchor, _, value = args.anchor.partition("=")
-        if anchor not in names:
-            raise UserError(f"--anchor: no agent {anchor!r} in this store (agents: {', '.join(names)})")
-        try:
-            anchor_elo = float(value) if value else 0.0
-        except ValueError:
-            raise UserError(f"--anchor: expected NAME or NAME=ELO, got {args.anchor!r}") from None
-    prior = DEFAULT_PRIOR if args.prior is None else args.prior
-    if prior < 0 or math.isnan(prior):
-        raise UserError(f"--prior: must be zero or more, got {args.prior}")
+    anchor, anchor_elo, prior = _anchor_and_prior(args, names)
     try:
         ratings = fit_counts(counts, names, prior=prior, anchor=anchor, anchor_elo=anchor_elo)
         boot = None
@@ -87,24 +76,29 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _anchor(args: argparse.Namespace, names: list[str]) -> tuple[str | None, float]:
-    """``--anchor NAME[=ELO]`` checked against the store's agents."""
-    if not args.anchor:
-        return None, 0.0
-    anchor, _, value = args.anchor.partition("=")
-    if anchor not in names:
-        raise UserError(f"--anchor: no agent {anchor!r} in this store (agents: {', '.join(names)})")
-    try:
-        return anchor, float(value) if value else 0.0
-    except ValueError:
-        raise UserError(f"--anchor: expected NAME or NAME=ELO, got {args.anchor!r}") from None
+def _anchor_and_prior(args: argparse.Namespace, names: list[str]) -> tuple[str | None, float, float]:
+    """``--anchor NAME[=ELO]`` checked against the store's agents, and ``--prior``."""
+    from ..stats.rating import DEFAULT_PRIOR
+
+    anchor, anchor_elo = None, 0.0
+    if args.anchor:
+        anchor, _, value = args.anchor.partition("=")
+        if anchor not in names:
+            raise UserError(f"--anchor: no agent {anchor!r} in this store (agents: {', '.join(names)})")
+        try:
+            anchor_elo = float(value) if value else 0.0
+        except ValueError:
+            raise UserError(f"--anchor: expected NAME or NAME=ELO, got {args.anchor!r}") from None
+    prior = DEFAULT_PRIOR if args.prior is None else args.prior
+    if prior < 0 or math.isnan(prior):
+        raise UserError(f"--prior: must be zero or more, got {args.prior}")
+    return anchor, anchor_elo, prior
 
 
 def run_tables(args: argparse.Namespace, store: Store) -> int:
     """The ratings of a three- or four-handed tournament: each agent's own strength from
     team results (a team is the sum of its members) or from orders of finish
-    (Plackett-Luce), counted in SQL (`arena.stats.table_rating`)."""
-    from ..stats.rating import DEFAULT_PRIOR
+    (Plackett-Luce) (`arena.stats.table_rating`)."""
     from ..stats.table_rating import TableResults, fit_table_counts
 
     if args.bootstrap > 0:
@@ -115,10 +109,7 @@ def run_tables(args: argparse.Namespace, store: Store) -> int:
     # read a chunk at a time into integer arrays: flat memory, no SQL sort of every line-up
     counts = TableResults.of_store(store, names)
     played = len(counts.seat)
-    anchor, anchor_elo = _anchor(args, names)
-    prior = DEFAULT_PRIOR if args.prior is None else args.prior
-    if prior < 0 or math.isnan(prior):
-        raise UserError(f"--prior: must be zero or more, got {args.prior}")
+    anchor, anchor_elo, prior = _anchor_and_prior(args, names)
     try:
         ratings = fit_table_counts(counts, names, prior=prior, anchor=anchor, anchor_elo=anchor_elo)
     except ValueError as e:  # prior 0 and no maximum (an unbeaten agent, a split pool)

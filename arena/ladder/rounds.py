@@ -32,7 +32,7 @@ split into two teams, both ways round), all games of the set on one deck: the se
 ``derive_seed(root, "table", *agents, k)`` (agents sorted, ``k`` the table's set number in
 the ladder), the rule of a table tournament's schedule. Its ratings are the team model's
 (four-handed) or Plackett-Luce's (three-handed) fit, `arena.stats.table_rating`, to the
-store's counted results (`Store.table_counts`).
+store's results (`TableResults.of_store`, as `arena ratings` reads them).
 
 Ladders play submitted, untrusted code, so their root seed is always secret: a secret of
 128 bits drawn at ``arena ladder init`` and kept in the store (`arena.tournament.secret`). A
@@ -60,7 +60,7 @@ from ..protocol.codec import TimeControl
 from ..runtime.agents import Manifest, load_manifest
 from ..runtime.sandbox import Policy, private
 from ..stats.rating import Ratings, expected_score, fit, normal_cdf, order_z
-from ..stats.table_rating import fit_table_counts
+from ..stats.table_rating import TableResults, fit_table_counts
 from ..tournament.schedule import MatchSpec, identity_hash
 from ..tournament.seating import seatings
 from ..tournament.secret import ladder_root, new_secret
@@ -293,10 +293,10 @@ def manifests(store: LadderStore, keys: Sequence[str]) -> dict[str, Manifest]:
 def ratings(store: LadderStore) -> Ratings:
     """Ratings of every entry (retired ones too) from every match so far: Bradley-Terry
     for a two-handed game; at tables the team model (partnerships) or Plackett-Luce
-    (three-handed), fitted to the store's counted results."""
+    (three-handed), fitted to the store's results."""
     keys = [e["key"] for e in store.entries()]
     if store.players > 2:
-        return fit_table_counts(store.table_counts(), keys)
+        return fit_table_counts(TableResults.of_store(store, keys))
     return fit(store.results(), keys)
 
 

@@ -549,6 +549,7 @@ class Store:
         #: The ids of the matches this object wrote, for `verify`.
         self.written: list[str] = []
         self._names: dict[str, list[str]] = {}
+        self._players: int | None = None
         with _errors(self.path):
             if create:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -603,10 +604,16 @@ class Store:
 
     @property
     def players(self) -> int:
-        """Seats at a match of this store: its config's variant's (2 without a config)."""
-        variant = (self.config or {}).get("variant")
-        players = variant.get("players", 2) if isinstance(variant, dict) else 2
-        return players if isinstance(players, int) else 2
+        """Seats at a match of this store: its config's variant's (2 without a config); read
+        once (readers ask for every match), again after `bind_config`."""
+        if self._players is None:
+            config = self.config
+            if config is None:  # not bound yet (another process may bind it): asked again next time
+                return 2
+            variant = config.get("variant")
+            players = variant.get("players", 2) if isinstance(variant, dict) else 2
+            self._players = players if isinstance(players, int) else 2
+        return self._players
 
     @property
     def _deal_names(self) -> list[str]:
@@ -827,6 +834,7 @@ class Store:
             self._set_meta("config_hash", config_hash)
             self._set_meta("config", json.dumps(config, sort_keys=True))
             self._names.clear()  # the columns readers get depend on the config's players
+            self._players = None
         elif have != config_hash:
             raise StoreError(
                 f"{self.path} holds a tournament with another config (hash {have[:12]}, this one {config_hash[:12]}); "
@@ -1068,10 +1076,13 @@ class Store:
         """How the matches at tables ended, counted in SQL: a row per line-up (``seat0..3``)
         and outcome (``kind``, ``winner``, ``place0..3``) with its ``count``: what a team
         or order-of-finish fit needs (`arena.stats.table_rating.fit_table_counts`), however
-        many matches are stored. Empty for a store without tables."""
-        columns = self.table_count_columns()
-        names = list(columns)
-        return [dict(zip(names, r, strict=True)) for r in zip(*columns.values(), strict=True)]
+        many matches are stored (`table_result_codes` is the faster read where line-ups
+        rarely repeat). Empty for a store without tables."""
+        if self.version != "4" or self.players == 2:
+            return []
+        cols = "seat0, seat1, seat2, seat3, kind, winner, place0, place1, place2, place3"
+        # the index `_RESULT_INDEX` is in this order: grouped as it is scanned, no sort
+        return self._rows(f"SELECT {cols}, count(*) AS count FROM match_rows WHERE players IS NOT NULL GROUP BY {cols}")
 
     def table_result_chunks(self, size: int = 100_000) -> Iterator[list[tuple[Any, ...]]]:
         """Every table match's line-up and outcome (``seat0..3``, ``kind``, ``winner``,
@@ -1107,16 +1118,6 @@ class Store:
         )
         while chunk := cur.fetchmany(size):
             yield chunk
-
-    def table_count_columns(self) -> dict[str, list[Any]]:
-        """`table_counts` as columns (name -> list), cheaper to build for a million line-ups."""
-        cols = ("seat0", "seat1", "seat2", "seat3", "kind", "winner", "place0", "place1", "place2", "place3")
-        if self.version != "4" or self.players == 2:
-            return {c: [] for c in (*cols, "count")}
-        listed = ", ".join(cols)
-        rows = self.db.execute(f"SELECT {listed}, count(*) FROM match_rows GROUP BY {listed}").fetchall()
-        values = list(zip(*rows, strict=True)) if rows else [()] * (len(cols) + 1)
-        return {c: list(v) for c, v in zip((*cols, "count"), values, strict=True)}
 
     def pair_counts(self) -> list[dict[str, Any]]:
         """How the duplicate pairs of each pairing ``a~b`` came out: rows of ``pairing``,

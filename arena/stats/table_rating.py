@@ -357,7 +357,7 @@ def fit_choices(
     )  # fmt: skip
 
 
-#: The columns of a counted (or a raw) table result, as `Store.table_count_columns` and
+#: The columns of a counted (or a raw) table result, as `Store.table_counts` and
 #: `Store.table_result_chunks` give them (``count`` is 1 for a raw row).
 RESULT_COLUMNS = ("seat0", "seat1", "seat2", "seat3", "kind", "winner", "place0", "place1", "place2", "place3")
 
