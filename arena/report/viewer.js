@@ -257,7 +257,14 @@
     ol.querySelectorAll("li").forEach((li) => li.addEventListener("click", () => go(Number(li.dataset.step))));
     const jumps = DATA.tricks[k].map((t, j) =>
       `<a href="#deal=${k + 1}&trick=${j + 1}&view=${view}" data-step="${t}">${j + 1}</a>`).join("");
-    document.getElementById("jumps").innerHTML = jumps || "none yet";
+    const jumpList = document.getElementById("jumps");
+    jumpList.innerHTML = jumps || "none yet";
+    // a jump goes there at once (its href stays for a new tab or a copied link): waiting for
+    // the hashchange event would leave the page a moment behind the click
+    jumpList.querySelectorAll("a[data-step]").forEach((a) => a.addEventListener("click", (e) => {
+      e.preventDefault();
+      go(Number(a.dataset.step));
+    }));
     const now = ol.querySelector("li.now");
     if (now && now.scrollIntoView) now.scrollIntoView({ block: "nearest" });
     const hash = `#step=${step}&view=${view}`;
