@@ -743,9 +743,13 @@ class Store:
         return self._names[table]
 
     def _stored_names(self, table: str) -> list[str]:
-        """A table's stored column names, in order (``n`` left out)."""
-        rows = self.db.execute(f"PRAGMA table_info({self._m if table == 'matches' else table})")
-        return [r[1] for r in rows if r[1] != "n"]
+        """A table's stored column names, in order (``n`` left out); read once (every match
+        written asks), again after a migration."""
+        key = f"stored {table}"
+        if key not in self._names:
+            rows = self.db.execute(f"PRAGMA table_info({self._m if table == 'matches' else table})")
+            self._names[key] = [r[1] for r in rows if r[1] != "n"]
+        return self._names[key]
 
     @property
     def _m(self) -> str:
