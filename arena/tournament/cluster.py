@@ -355,6 +355,10 @@ def play_on_cluster(
                     result: ChunkResult = fut.result(timeout=CONNECT_S)
                 except FutureCancelledError:
                     raise lost("") from None
+                except OSError as e:  # the result was done but the scheduler went before it was fetched
+                    if fut.status == "error":  # the chunk itself raised it: not the scheduler's loss
+                        raise
+                    raise lost(f" ({client.status if client.status != 'running' else e})") from None
                 except UserError as e:
                     raise UserError(str(e)) from None
                 except KilledWorker:
