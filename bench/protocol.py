@@ -7,7 +7,8 @@ Measures, in one run, ``--samples`` interleaved rounds of:
 
 - **raw echo**: round trips of one line to a minimal echo child (a few lines of Python
   reading and writing its pipes), driven by Trio's process streams directly, no arena
-  code: the real limit of a pipe round trip on this machine;
+  code: the real limit of a pipe round trip on this machine, and what one costs this
+  process in CPU (Trio's wake-up and the system calls, no game in it);
 - **ping**: `AgentProcess.ping` round trips with the echo agent (bench/echo): the
   arena's process layer on the same pipe;
 - **decisions**: random vs random (agents/random, capacity 16) through two
@@ -67,8 +68,10 @@ def hello(seed: int, variant: str = VARIANT) -> Hello:
     return Hello.for_game(get_variant(variant).to_dict(), TC.to_dict(), seed)
 
 
-async def raw_echo_rate(n: int) -> float:
-    """Round trips per second of one short line to the minimal echo child."""
+async def raw_echo_rate(n: int) -> tuple[float, float]:
+    """(round trips per second, this process's CPU per round trip in us) of one short line
+    to the minimal echo child: the CPU is what Trio and the kernel cost a waiting process
+    per wake-up, the floor under the referee's CPU per decision at 1 in flight."""
     proc = await trio.lowlevel.open_process(
         [sys.executable, "-c", ECHO_CHILD], stdin=subprocess.PIPE, stdout=subprocess.PIPE
     )
@@ -83,10 +86,10 @@ async def raw_echo_rate(n: int) -> float:
 
         for _ in range(200):  # warm up
             await trip()
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         for _ in range(n):
             await trip()
-        return n / (time.perf_counter() - t0)
+        return n / (time.perf_counter() - t0), 1e6 * (time.process_time() - c0) / n
     finally:
         await proc.stdin.aclose()
         await proc.wait()
@@ -186,6 +189,7 @@ def main() -> int:
     runs = [(VARIANT, int(x)) for x in args.levels.split(",") if x]
     runs += [(TABLE, int(x)) for x in args.table_levels.split(",") if x]
     raw: list[float] = []
+    raw_cpu: list[float] = []
     ping: list[float] = []
     rate: dict[tuple[str, int], list[float]] = {r: [] for r in runs}
     cpu: dict[tuple[str, int], list[float]] = {r: [] for r in runs}
@@ -194,7 +198,9 @@ def main() -> int:
     forfeits: dict[tuple[str, int], list[str]] = {r: [] for r in runs}
     capacity = 1
     for _ in range(args.samples):  # every figure once per sample, interleaved
-        raw.append(trio.run(raw_echo_rate, args.pings))
+        echo_rate, echo_cpu = trio.run(raw_echo_rate, args.pings)
+        raw.append(echo_rate)
+        raw_cpu.append(echo_cpu)
         ping.append(trio.run(ping_rate, args.pings))
         for r in runs:
             dps, us, agent_us, procs, capacity, lost = trio.run(decision_rate, r[1], args.seconds, r[0])
@@ -205,7 +211,8 @@ def main() -> int:
             started[r].add(tuple(procs))
     echo = statistics.median(raw)
     print(f"{args.samples} samples; median (min..max)")
-    print(f"raw echo round trips /s     {spread(raw)}   {1e6 / echo:.0f} us each")
+    print(f"raw echo round trips /s     {spread(raw)}   {1e6 / echo:.0f} us each; "
+          f"Trio's own CPU {spread(raw_cpu, '.1f')} us per round trip")
     print(f"AgentProcess.ping /s        {spread(ping)}   = {statistics.median(ping) / echo:.2f} of raw echo")
     ok = True
     for r in runs:
