@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 import subprocess
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from arena.bots.expert import OracleStrategy, settled
+from arena.bots.playout import LEAD_FLOOR, LEAD_TEMPERATURE, lead_likelihood
 from arena.bots.search import (
     ExpertStrategy,
     Hidden,
@@ -24,6 +26,7 @@ from arena.bots.search import (
     state_from_observation,
 )
 from arena.bots.strategies import GreedyStrategy
+from arena.bots.worlds import Worlds
 from arena.game import (
     CLOSE,
     DECLARE,
@@ -414,3 +417,75 @@ def test_expert_agent_passes_the_conformance_suite(tmp_path):
         if line.startswith("PASS  match"):
             slowest = float(line.rsplit("slowest ", 1)[1].split()[0])
             assert slowest < 600  # 60% of the check's 1000 ms allowance
+
+
+# -- inference from the opponent's lead --------------------------------------------------------
+def _after_lead(card: str):
+    """A Sixty-Six deal (clubs trump) whose leader has just led ``card`` from
+    AD TD JH KH KS QS: the ten of diamonds is not its cheapest side card (JH is)."""
+    leader_hand = ["AD", "TD", "JH", "KH", "KS", "QS"]
+    other_hand = ["AC", "KD", "9D", "AH", "9S", "JS"]
+    talon = ["TC", "KC", "QC", "JC", "QD", "JD", "TH", "QH", "9H", "AS", "TS"]
+    st = deal_from_cards("sixty-six", [leader_hand, other_hand], "9C", talon, dealer=1)
+    leader = st.to_act
+    if leader != 0:  # the seat that leads gets the leader's hand
+        st = deal_from_cards("sixty-six", [other_hand, leader_hand], "9C", talon, dealer=0)
+        leader = st.to_act
+    st.apply_action(f"play:{card}")
+    return st, leader
+
+
+def test_lead_likelihood_is_highest_for_the_cheapest_side_card():
+    cheap, _ = _after_lead("JH")
+    assert lead_likelihood(cheap) == 1.0
+    rich, leader = _after_lead("TD")
+    # a ten (20) led past a jack (4): exp(-16 / LEAD_TEMPERATURE)
+    assert lead_likelihood(rich) == pytest.approx(math.exp(-16 / LEAD_TEMPERATURE))
+    # a marriage half is kept: leading the king of spades from K+Q of spades is the least likely
+    half, _ = _after_lead("KS")
+    assert lead_likelihood(half) < lead_likelihood(rich)
+    assert lead_likelihood(half) >= LEAD_FLOOR
+    # nothing to infer where no card is on the table
+    fresh, _ = _after_lead("JH")
+    fresh.apply_action(fresh.legal_action_strings()[0])  # the trick is complete: no card on the table
+    assert fresh.lead_card < 0 and lead_likelihood(fresh) == 1.0
+
+
+def test_weighted_worlds_favour_hands_the_lead_fits_and_agree_with_the_observation():
+    st, leader = _after_lead("TD")
+    seat = leader ^ 1
+    obs = observation(st, seat)
+    info = InfoSet(obs, "sixty-six")
+    n = 1500
+    uniform, weighted = Worlds(info), Worlds(info, lead_likelihood)
+    rng = random.Random(5)
+    u = [uniform.sample(rng) for _ in range(n)]
+    w = [weighted.sample(rng) for _ in range(n)]
+    for world in w[:200]:
+        assert observation(world, seat) == obs
+    # Worlds are drawn in proportion to their likelihood: the share of weighted draws in
+    # which the ten was not the cheapest lead matches the uniform draws reweighted.
+    lik = [lead_likelihood(x) for x in u]
+    unlikely_u = sum(x < 1.0 for x in lik) / n
+    expected = sum(x for x in lik if x < 1.0) / sum(lik)
+    unlikely_w = sum(lead_likelihood(x) < 1.0 for x in w) / n
+    assert unlikely_u > 0.9  # five of twelve unseen cards: a cheaper one is nearly always there
+    assert abs(unlikely_w - expected) < 0.05
+    assert unlikely_w < unlikely_u - 0.1
+    # the cheap side cards themselves become rarer in the leader's hand
+    cheap = [c for c in range(24) if info.pool >> c & 1 and c // 6 != info.trump and POINTS[c] <= 3]
+    held_u = sum(bin(x.hand[leader] & sum(1 << c for c in cheap)).count("1") for x in u) / n
+    held_w = sum(bin(x.hand[leader] & sum(1 << c for c in cheap)).count("1") for x in w) / n
+    assert held_w < held_u - 0.3
+
+
+def test_expert_with_inference_plays_legal_and_deterministic_actions():
+    states = [st for st in random_states("sixty-six", 600, 61) if not st.is_over()][::5]
+    for st in states:
+        seat = st.to_act
+        obs, legal = observation(st, seat), st.legal_action_strings()
+        a, b = ExpertStrategy(5, effort=0.2), ExpertStrategy(5, effort=0.2)
+        a.infer = b.infer = True
+        x = a(obs, legal)
+        assert x in legal
+        assert b(obs, legal) == x

@@ -3,8 +3,9 @@
 The expert wants more than the observation and the legal actions: each request's
 ``time_left_ms``, and the variant and time control from ``hello``, for it searches
 anytime (``budget="time"``: a fixed number of worlds, then more while 40% of
-min(move_ms, time_left_ms) lasts). The SDK's ``player`` form gives it the whole request
-and the match's setup. One strategy per match, seeded by
+min(move_ms, time_left_ms) lasts), its worlds weighted by how likely the opponent's lead
+on the table is in each (``infer=True``, since 2.1.0). The SDK's ``player`` form gives it
+the whole request and the match's setup. One strategy per match, seeded by
 ``match_start``'s seed, so a match plays the same on any process. A bug in the search
 never costs the match: the greedy choice (or the first legal action) is played instead,
 and the traceback goes to stderr, which is the referee's log of this agent.
@@ -23,7 +24,7 @@ from arena.game import Variant, get_variant
 from arena.sdk import Request, Setup, run
 
 NAME = "expert"
-VERSION = "2.0.0"
+VERSION = "2.1.0"
 
 
 def _variant(data: dict[str, Any]) -> Variant | None:
@@ -44,6 +45,7 @@ def player(setup: Setup):
         variant=_variant(setup.variant),
         move_ms=move_ms if isinstance(move_ms, int) and move_ms > 0 else None,
         budget="time",
+        infer=True,
     )
 
     def act(request: Request) -> str:

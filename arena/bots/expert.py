@@ -23,7 +23,7 @@ from ..game.observation import observation
 from ..game.state import OVER, State
 from ..game.variant import Variant, get_variant
 from .endgame import Search, fast_ok, solver_for
-from .playout import policy_action, seat_value
+from .playout import lead_likelihood, policy_action, seat_value
 from .worlds import InfoSet, Worlds
 
 __all__ = ["BUDGETS", "ExpertStrategy", "OracleStrategy", "deal_utility", "settled"]
@@ -164,6 +164,7 @@ class ExpertStrategy:
         budget: str = "samples",
         time_fraction: float = 0.4,
         settle_z: float = 3.0,
+        infer: bool = False,
     ):
         if budget not in BUDGETS:
             raise ValueError(f"budget must be one of {', '.join(BUDGETS)}, got {budget!r}")
@@ -180,6 +181,9 @@ class ExpertStrategy:
         self.policy: Callable[[State], int] = policy_action
         #: Finish playouts with the exact solver once the talon is closed or exhausted.
         self.solve_tail = False
+        #: Draw worlds in proportion to how likely the opponent's lead on the table is in
+        #: them (`lead_likelihood`), instead of uniformly.
+        self.infer = infer
         #: Value deal results by the chance to win the match they give (`deal_utility`).
         self.match_aware = True
         self._util: list[float] = [float(g) for g in range(-3, 4)]
@@ -208,7 +212,7 @@ class ExpertStrategy:
 
     def _worlds(self, info: InfoSet, obs: dict[str, Any]) -> Worlds:
         """Where this decision's worlds come from (the oracle overrides it)."""
-        return Worlds(info)
+        return Worlds(info, lead_likelihood if self.infer else None)
 
     def choose(self, obs: dict[str, Any], legal: Sequence[str], time_left_ms: float | None = None) -> str:
         t0 = time.perf_counter()

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 from ..game.actions import CLOSE, DECLARE, DRAW, EXCHANGE, MARRY
@@ -11,7 +12,7 @@ from ..game.cards import KING, POINTS, QUEEN, SUIT_MASK, cards_of
 from ..game.state import CLOSE_OFFER, DRAW_PENDING, FOLLOW, LEAD, OVER, State
 from ..game.variant import Variant
 
-__all__ = ["playout", "policy_action"]
+__all__ = ["lead_likelihood", "playout", "policy_action"]
 
 
 _PAIRS = 0x41041  # bit 6*s of (h >> 2) & (h >> 3): the K and Q of suit s both in h
@@ -174,29 +175,65 @@ def _policy_lead(st: State, s: int) -> int:
             return best_m
     if not st.strict and step <= 2 and _close_pays(st, s):
         return CLOSE
+    if not st.strict:
+        return _cheapest_open_lead(h, trump)
     best, best_key = -1, 1 << 30
     pts = POINTS
-    if st.strict:
-        o = st.hand[s ^ 1]
-        tm = SUIT_MASK[trump]
-        for c in cards_of(h):
-            t = c // 6 == trump
-            same = o & SUIT_MASK[c // 6]
-            if (not same & ((1 << c) - 1)) if same else (t or not o & tm):
-                key = t - 4 * pts[c]
-            else:
-                key = 1000 + 2 * pts[c] + t
-            if key < best_key:
-                best, best_key = c, key
-        return best
+    o = st.hand[s ^ 1]
+    tm = SUIT_MASK[trump]
     for c in cards_of(h):
-        r = c % 6
-        key = (1000 if c // 6 == trump else 0) + 2 * pts[c]
-        if (r == KING and h >> (c + 1) & 1) or (r == QUEEN and h >> (c - 1) & 1):
-            key += 100
+        t = c // 6 == trump
+        same = o & SUIT_MASK[c // 6]
+        if (not same & ((1 << c) - 1)) if same else (t or not o & tm):
+            key = t - 4 * pts[c]
+        else:
+            key = 1000 + 2 * pts[c] + t
         if key < best_key:
             best, best_key = c, key
     return best
+
+
+def _open_lead_key(c: int, h: int, trump: int) -> int:
+    """How reluctant the open-phase policy is to lead ``c`` from hand ``h``: trumps last,
+    then marriage halves, else by points (the lowest key is led)."""
+    r = c % 6
+    key = (1000 if c // 6 == trump else 0) + 2 * POINTS[c]
+    if (r == KING and h >> (c + 1) & 1) or (r == QUEEN and h >> (c - 1) & 1):
+        key += 100
+    return key
+
+
+def _cheapest_open_lead(h: int, trump: int) -> int:
+    best, best_key = -1, 1 << 30
+    for c in cards_of(h):
+        key = _open_lead_key(c, h, trump)
+        if key < best_key:
+            best, best_key = c, key
+    return best
+
+
+#: `lead_likelihood`: how fast a lead's likelihood falls with its key above the cheapest
+#: (a ten led from a hand holding a jack of another side suit: exp(-16 / 8), about 0.14).
+LEAD_TEMPERATURE = 8.0
+#: ... and never below this: a model of someone else's play is only a model.
+LEAD_FLOOR = 0.05
+
+
+def lead_likelihood(st: State) -> float:
+    """How likely, relative to the likeliest hand, the card on the table was led from the
+    hand the opponent holds in this world, if it leads as the open-phase policy does
+    (cheap side cards first, marriage halves and trumps kept; softened by
+    `LEAD_TEMPERATURE`, floored at `LEAD_FLOOR`). 1.0 where there is nothing to infer: no
+    card on the table, a lead bound to a marriage, or a lead after the close or the last
+    draw (the policy leads by the other hand there)."""
+    if st.phase != FOLLOW or st.strict or st.marriage_suit >= 0:
+        return 1.0
+    lc = st.lead_card
+    h = st.hand[st.leader] | 1 << lc
+    trump = st.trump
+    low = min(_open_lead_key(c, h, trump) for c in cards_of(h))
+    x = _open_lead_key(lc, h, trump) - low
+    return 1.0 if x <= 0 else max(LEAD_FLOOR, math.exp(-x / LEAD_TEMPERATURE))
 
 
 def _policy_follow(st: State, s: int) -> int:

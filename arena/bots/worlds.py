@@ -8,7 +8,7 @@ among those consistent with every public fact. Deterministic given the rng passe
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from ..game.cards import KING, POINTS, QUEEN, SUIT_MASK, SUITS, cards_of, parse_card
@@ -337,14 +337,22 @@ def state_from_observation(obs: dict[str, Any], variant: Variant | str, hidden_a
 
 
 class Worlds:
-    """Cheap worlds for one observation: a template state, cloned and filled per sample."""
+    """Cheap worlds for one observation: a template state, cloned and filled per sample.
+
+    With ``weight`` (a world's likelihood given what the opponent did, at most 1; see
+    `arena.bots.playout.lead_likelihood`), worlds are drawn in proportion to it by
+    rejection: a uniform draw is kept with probability ``weight(world)``, up to ``tries``
+    draws, after which the likeliest of them is kept. So the search sees worlds weighted by
+    a model of the opponent's play and still averages them equally."""
 
     #: Whether every sample is the same world (an oracle's true world is; sampled ones are not).
     fixed = False
 
-    def __init__(self, info: InfoSet):
+    def __init__(self, info: InfoSet, weight: Callable[[State], float] | None = None, tries: int = 16):
         self.info = info
         self.template = _build_state(info, Hidden(info.known, ()))
+        self.weight = weight
+        self.tries = tries
 
     def make(self, hidden: Hidden) -> State:
         st = self.template.clone()
@@ -353,7 +361,18 @@ class Worlds:
         return st
 
     def sample(self, rng: random.Random) -> State:
-        return self.make(self.info.sample(rng))
+        if self.weight is None:
+            return self.make(self.info.sample(rng))
+        best, best_w = None, -1.0
+        for _ in range(self.tries):
+            st = self.make(self.info.sample(rng))
+            w = self.weight(st)
+            if w >= 1.0 or rng.random() < w:
+                return st
+            if w > best_w:
+                best, best_w = st, w
+        assert best is not None
+        return best
 
 
 def sample_worlds(obs: dict[str, Any], variant: Variant | str, n: int, rng: random.Random) -> list[State]:
