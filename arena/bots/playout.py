@@ -84,7 +84,6 @@ def _closed_sim(v: Variant, trump: int, hc: int, ho: int, pc: int, po: int, tc: 
     closer reach 66 on lead, or take the last trick with 66, before the other seat gets
     the lead with 66? The leader leads its richest sure winner, else its cheapest card;
     the follower wins as cheaply as it can, else plays its cheapest legal card."""
-    tm = SUIT_MASK[trump]
     head = v.strict_must_head
     must_trump = v.strict_must_trump
     pts = POINTS
@@ -98,35 +97,9 @@ def _closed_sim(v: Variant, trump: int, hc: int, ho: int, pc: int, po: int, tc: 
             if to and po >= 66:
                 return False
             hl, hf = ho, hc
-        # the lead
-        best, bk = -1, 1 << 30
-        for c in cards_of(hl):
-            t = c // 6 == trump
-            same = hf & SUIT_MASK[c // 6]
-            if (not same & ((1 << c) - 1)) if same else (t or not hf & tm):
-                k = t - 4 * pts[c]
-            else:
-                k = 1000 + 2 * pts[c] + t
-            if k < bk:
-                best, bk = c, k
-        lc = best
+        lc = _strict_lead(hl, hf, trump)
         ls = lc // 6
-        # the follow
-        same = hf & SUIT_MASK[ls]
-        if same:
-            legal = (same & ((1 << lc) - 1) or same) if head else same
-        elif must_trump and hf & tm:
-            legal = hf & tm
-        else:
-            legal = hf
-        best, bk = -1, 1 << 30
-        for c in cards_of(legal):
-            cs = c // 6
-            t = cs == trump
-            k = (0 if (c < lc if cs == ls else t) else 1000) + 2 * pts[c] + t
-            if k < bk:
-                best, bk = c, k
-        fc = best
+        fc = _strict_follow(hf, lc, trump, head, must_trump)
         fs = fc // 6
         follower_wins = fc < lc if fs == ls else fs == trump
         g = pts[lc] + pts[fc]
@@ -177,9 +150,14 @@ def _policy_lead(st: State, s: int) -> int:
         return CLOSE
     if not st.strict:
         return _cheapest_open_lead(h, trump)
+    return _strict_lead(h, st.hand[s ^ 1], trump)
+
+
+def _strict_lead(h: int, o: int, trump: int) -> int:
+    """Strict-phase lead from ``h`` against the hand ``o``: the richest card ``o`` cannot
+    beat, else the cheapest card (side suits before trumps)."""
     best, best_key = -1, 1 << 30
     pts = POINTS
-    o = st.hand[s ^ 1]
     tm = SUIT_MASK[trump]
     for c in cards_of(h):
         t = c // 6 == trump
@@ -188,6 +166,29 @@ def _policy_lead(st: State, s: int) -> int:
             key = t - 4 * pts[c]
         else:
             key = 1000 + 2 * pts[c] + t
+        if key < best_key:
+            best, best_key = c, key
+    return best
+
+
+def _strict_follow(h: int, lc: int, trump: int, head: bool, must_trump: bool) -> int:
+    """Strict-phase follow from ``h`` to the lead ``lc`` under the variant's follow rules
+    (``head``: must beat the lead in its suit if it can; ``must_trump``: must trump when
+    void): the cheapest legal winner, else the cheapest legal card."""
+    ls = lc // 6
+    same = h & SUIT_MASK[ls]
+    if same:
+        legal = (same & ((1 << lc) - 1) or same) if head else same
+    elif must_trump and h & SUIT_MASK[trump]:
+        legal = h & SUIT_MASK[trump]
+    else:
+        legal = h
+    best, best_key = -1, 1 << 30
+    pts = POINTS
+    for c in cards_of(legal):
+        cs = c // 6
+        t = cs == trump
+        key = (0 if (c < lc if cs == ls else t) else 1000) + 2 * pts[c] + t
         if key < best_key:
             best, best_key = c, key
     return best
@@ -238,28 +239,8 @@ def lead_likelihood(st: State) -> float:
 
 def _policy_follow(st: State, s: int) -> int:
     """Strict-phase follow: the cheapest legal winner, else the cheapest legal card."""
-    lc = st.lead_card
-    trump = st.trump
-    h = st.hand[s]
-    ls = lc // 6
-    pts = POINTS
     v = st.variant
-    same = h & SUIT_MASK[ls]
-    if same:
-        legal = (same & ((1 << lc) - 1) or same) if v.strict_must_head else same
-    elif v.strict_must_trump and h & SUIT_MASK[trump]:
-        legal = h & SUIT_MASK[trump]
-    else:
-        legal = h
-    best, best_key = -1, 1 << 30
-    for c in cards_of(legal):
-        cs = c // 6
-        t = cs == trump
-        win = c < lc if cs == ls else t
-        key = (0 if win else 1000) + 2 * pts[c] + t
-        if key < best_key:
-            best, best_key = c, key
-    return best
+    return _strict_follow(st.hand[s], st.lead_card, st.trump, v.strict_must_head, v.strict_must_trump)
 
 
 _KEEP_TRUMP = (14, 11, 7, 7, 6, 5)
