@@ -335,7 +335,8 @@ class ExpertStrategy:
             n_close = cap if can_close else 0
         series: list[list[float]] = [[] for _ in cands]
         sums = [0.0] * len(cands)
-        close_vals: dict[int, list[float]] = {}
+        close_vals: dict[int, list[float]] = {}  # each first lead's value per world (for `settled`)
+        close_sums: dict[int, float] = {}  # ... and its running sum
         close_done = 0
         close_dropped = False
         first = None
@@ -347,7 +348,7 @@ class ExpertStrategy:
             if i >= n and i % self.SETTLE_EVERY == 0:
                 trial = series
                 if close_vals and not close_dropped:  # the close, at its best first lead, less its margin
-                    lead = max(close_vals.values(), key=sum)
+                    lead = close_vals[max(close_sums, key=close_sums.__getitem__)]
                     trial = [*series, [x - self.CLOSE_MARGIN for x in lead]]
                 if settled(trial, self.settle_z):
                     break
@@ -361,7 +362,7 @@ class ExpertStrategy:
                 series[j].append(x)
                 sums[j] += x
             # stop valuing the close once it clearly trails the best alternative
-            best_close = max(sum(v) for v in close_vals.values()) / close_done if close_done else 0.0
+            best_close = max(close_sums.values()) / close_done if close_done else 0.0
             trails = close_done >= 6 and best_close < max(sums) / (i + 1) - 0.5
             if not close_dropped and trails:
                 close_dropped = timed  # in the samples mode it may come back, as it always did
@@ -374,13 +375,15 @@ class ExpertStrategy:
                     nxt = [a for a in st.legal_actions() if a != DECLARE or st.count(me) >= 66]
                     vals = Search().action_values(st, nxt)
                 for a, val in vals:
-                    close_vals.setdefault(a, []).append(util[(val if me == 0 else -val) + 3])
+                    x = util[(val if me == 0 else -val) + 3]
+                    close_vals.setdefault(a, []).append(x)
+                    close_sums[a] = close_sums.get(a, 0.0) + x
                 close_done += 1
             done += 1
         self.last["samples"] = done
         means = [s / done for s in sums]
         if close_done:
-            close_value = max(sum(v) for v in close_vals.values()) / close_done
+            close_value = max(close_sums.values()) / close_done
             self.last["close_value"] = close_value
             if close_value > util[3] and close_value >= max(means) + self.CLOSE_MARGIN:
                 return CLOSE
