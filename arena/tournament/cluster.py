@@ -358,7 +358,8 @@ def play_on_cluster(
                 except OSError as e:  # the result was done but the scheduler went before it was fetched
                     if fut.status == "error":  # the chunk itself raised it: not the scheduler's loss
                         raise
-                    raise lost(f" ({client.status if client.status != 'running' else e})") from None
+                    why = client.status if client.status != "running" else f"it does not answer: {e}"
+                    raise lost(f" ({why})") from None
                 except UserError as e:
                     raise UserError(str(e)) from None
                 except KilledWorker:
