@@ -23,13 +23,16 @@ from ..game.observation import observation
 from ..game.state import OVER, State
 from ..game.variant import Variant, get_variant
 from .endgame import Search, fast_ok, solver_for
+from .inference import value_lead_likelihood
 from .playout import lead_likelihood, policy_action, seat_value
 from .worlds import InfoSet, Worlds
 
-__all__ = ["BUDGETS", "ExpertStrategy", "OracleStrategy", "deal_utility", "settled"]
+__all__ = ["BUDGETS", "LEAD_MODELS", "ExpertStrategy", "OracleStrategy", "deal_utility", "settled"]
 
 #: How a decision is sized: a fixed number of worlds, or anytime within a time budget.
 BUDGETS = ("samples", "time")
+#: Models of the opponent's open-phase lead that can weigh the worlds (``infer=True``).
+LEAD_MODELS = ("cheap", "value")
 
 
 #: How a won deal is scored, roughly (1, 2 or 3 game points), for the match model.
@@ -165,7 +168,10 @@ class ExpertStrategy:
         time_fraction: float = 0.4,
         settle_z: float = 3.0,
         infer: bool = False,
+        lead_model: str = "cheap",
     ):
+        if lead_model not in LEAD_MODELS:
+            raise ValueError(f"lead_model must be one of {', '.join(LEAD_MODELS)}, got {lead_model!r}")
         if budget not in BUDGETS:
             raise ValueError(f"budget must be one of {', '.join(BUDGETS)}, got {budget!r}")
         self.seed = seed
@@ -184,6 +190,10 @@ class ExpertStrategy:
         #: Draw worlds in proportion to how likely the opponent's lead on the table is in
         #: them (`lead_likelihood`), instead of uniformly.
         self.infer = infer
+        #: The model of the opponent's lead that weighs the worlds: ``"cheap"`` (2.1.0:
+        #: `lead_likelihood`, cheapest side card first) or ``"value"`` (2.2.0:
+        #: `value_lead_likelihood`, the lead with the best expected return).
+        self.lead_model = lead_model
         #: Value deal results by the chance to win the match they give (`deal_utility`).
         self.match_aware = True
         self._util: list[float] = [float(g) for g in range(-3, 4)]
@@ -212,7 +222,9 @@ class ExpertStrategy:
 
     def _worlds(self, info: InfoSet, obs: dict[str, Any]) -> Worlds:
         """Where this decision's worlds come from (the oracle overrides it)."""
-        return Worlds(info, lead_likelihood if self.infer else None)
+        if not self.infer:
+            return Worlds(info)
+        return Worlds(info, value_lead_likelihood if self.lead_model == "value" else lead_likelihood)
 
     def choose(self, obs: dict[str, Any], legal: Sequence[str], time_left_ms: float | None = None) -> str:
         t0 = time.perf_counter()

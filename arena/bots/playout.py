@@ -11,6 +11,7 @@ from ..game.actions import CLOSE, DECLARE, DRAW, EXCHANGE, MARRY
 from ..game.cards import KING, POINTS, QUEEN, SUIT_MASK, cards_of
 from ..game.state import CLOSE_OFFER, DRAW_PENDING, FOLLOW, LEAD, OVER, State
 from ..game.variant import Variant
+from .inference import marriage_lead
 
 __all__ = ["lead_likelihood", "playout", "policy_action"]
 
@@ -227,7 +228,7 @@ def lead_likelihood(st: State) -> float:
     `LEAD_TEMPERATURE`, floored at `LEAD_FLOOR`). 1.0 where there is nothing to infer: no
     card on the table, a lead bound to a marriage, or a lead after the close or the last
     draw (the policy leads by the other hand there)."""
-    if st.phase != FOLLOW or st.strict or st.marriage_suit >= 0:
+    if st.phase != FOLLOW or st.strict or marriage_lead(st):
         return 1.0
     lc = st.lead_card
     h = st.hand[st.leader] | 1 << lc
