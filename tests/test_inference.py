@@ -10,11 +10,20 @@ import pytest
 
 from arena.bots.expert import ExpertStrategy
 from arena.bots.heuristic import HeuristicStrategy
-from arena.bots.inference import DECLINED, FLOOR, TEMPERATURE, Seen, lead_values, value_lead_likelihood
+from arena.bots.inference import (
+    DECLINED,
+    FLOOR,
+    TEMPERATURE,
+    Seen,
+    declined_since,
+    lead_values,
+    opponent_likelihood,
+    value_lead_likelihood,
+)
 from arena.bots.playout import lead_likelihood
 from arena.bots.worlds import InfoSet, Worlds
 from arena.game import card_str, deal_from_cards, derive_seed, get_variant, observation, parse_card
-from arena.game.state import LEAD
+from arena.game.state import DRAW_PENDING, FOLLOW, LEAD
 from arena.play.selfplay import play_match
 
 LEADER = ["AD", "TD", "JH", "KH", "KS", "QS"]
@@ -167,5 +176,35 @@ def test_the_expert_with_the_value_model_plays_legal_deterministic_actions_and_r
     a = ExpertStrategy(5, effort=0.3, infer=True, lead_model="value")(obs, legal)
     assert a in legal
     assert ExpertStrategy(5, effort=0.3, infer=True, lead_model="value")(obs, legal) == a
-    with pytest.raises(ValueError, match="lead_model must be one of cheap, value, got 'psychic'"):
+    b = ExpertStrategy(5, effort=0.3, infer=True, lead_model="value+since")(obs, legal)
+    assert b in legal
+    with pytest.raises(ValueError, match="lead_model must be one of cheap, value, value\\+since, got 'psychic'"):
         ExpertStrategy(5, lead_model="psychic")
+
+
+def test_an_exchange_not_taken_on_the_last_lead_weighs_on_until_cards_are_drawn():
+    # Seat 0 holds the trump nine under the ace turned up, takes the first trick, and leads
+    # again without exchanging though it may; seat 1 takes that trick.
+    leader = ["9C", "TD", "JH", "KH", "KS", "JS"]
+    other = ["TC", "KD", "9D", "AH", "9S", "QS"]
+    talon = ["KC", "QC", "JC", "AD", "QD", "JD", "TH", "QH", "9H", "AS", "TS"]
+    st = deal_from_cards("sixty-six", [leader, other], "AC", talon, dealer=1)
+    for a in ("play:JH", "play:9S", "draw", "play:JS", "play:QS"):
+        st.apply_action(a)
+    assert st.to_act == 1 and st.phase == DRAW_PENDING
+    # Before the draw its hand is the one it led from: it would have exchanged.
+    assert declined_since(st) == pytest.approx(DECLINED)
+    assert opponent_likelihood(st) == pytest.approx(DECLINED)
+    st.apply_action("draw")
+    assert st.to_act == 1 and st.phase == LEAD
+    # One of its six cards is new: the nine was that card with chance 1/6.
+    assert declined_since(st) == pytest.approx(1 / 6 + 5 / 6 * DECLINED)
+    # A world in which seat 0 does not hold the nine is not weighed down.
+    world = st.clone()
+    swap = next(c for c in range(24) if world.hand[1] >> c & 1)
+    world.hand[0] ^= (1 << world.ex_card) | (1 << swap)
+    world.hand[1] ^= (1 << world.ex_card) | (1 << swap)
+    assert declined_since(world) == 1.0
+    # Nothing to weigh with the opponent's card on the table or the talon closed.
+    st.apply_action("play:9D")
+    assert st.phase == FOLLOW and declined_since(st) == 1.0

@@ -23,7 +23,7 @@ from ..game.observation import observation
 from ..game.state import OVER, State
 from ..game.variant import Variant, get_variant
 from .endgame import Search, fast_ok, solver_for
-from .inference import value_lead_likelihood
+from .inference import opponent_likelihood, value_lead_likelihood
 from .playout import lead_likelihood, policy_action, seat_value
 from .worlds import InfoSet, Worlds
 
@@ -32,7 +32,7 @@ __all__ = ["BUDGETS", "LEAD_MODELS", "ExpertStrategy", "OracleStrategy", "deal_u
 #: How a decision is sized: a fixed number of worlds, or anytime within a time budget.
 BUDGETS = ("samples", "time")
 #: Models of the opponent's open-phase lead that can weigh the worlds (``infer=True``).
-LEAD_MODELS = ("cheap", "value")
+LEAD_MODELS = ("cheap", "value", "value+since")
 
 
 #: How a won deal is scored, roughly (1, 2 or 3 game points), for the match model.
@@ -191,8 +191,10 @@ class ExpertStrategy:
         #: them (`lead_likelihood`), instead of uniformly.
         self.infer = infer
         #: The model of the opponent's lead that weighs the worlds: ``"cheap"`` (2.1.0:
-        #: `lead_likelihood`, cheapest side card first) or ``"value"`` (2.2.0:
-        #: `value_lead_likelihood`, the lead with the best expected return).
+        #: `lead_likelihood`, cheapest side card first), ``"value"`` (2.2.0:
+        #: `value_lead_likelihood`, the lead with the best expected return, marriages shown
+        #: and exchanges taken) or ``"value+since"`` (2.3.0: `opponent_likelihood`, which
+        #: also weighs our own leads' worlds by what the opponent did not do on its last).
         self.lead_model = lead_model
         #: Value deal results by the chance to win the match they give (`deal_utility`).
         self.match_aware = True
@@ -224,7 +226,8 @@ class ExpertStrategy:
         """Where this decision's worlds come from (the oracle overrides it)."""
         if not self.infer:
             return Worlds(info)
-        return Worlds(info, value_lead_likelihood if self.lead_model == "value" else lead_likelihood)
+        model = {"cheap": lead_likelihood, "value": value_lead_likelihood, "value+since": opponent_likelihood}
+        return Worlds(info, model[self.lead_model])
 
     def choose(self, obs: dict[str, Any], legal: Sequence[str], time_left_ms: float | None = None) -> str:
         t0 = time.perf_counter()

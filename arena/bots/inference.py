@@ -24,10 +24,11 @@ import math
 
 from ..game.actions import EXCHANGE, MARRY
 from ..game.cards import ACE, KING, POINTS, QUEEN, SUIT_MASK, TEN, cards_of
-from ..game.state import FOLLOW, LEAD, State
+from ..game.state import DRAW_PENDING, FOLLOW, LEAD, State
 
 __all__ = [
-    "Seen", "keep", "lead_values", "marriage_lead", "play_likelihood", "value_lead_likelihood", "view",
+    "Seen", "declined_since", "keep", "lead_values", "marriage_lead", "opponent_likelihood", "play_likelihood",
+    "value_lead_likelihood", "view",
 ]  # fmt: skip
 
 
@@ -195,3 +196,62 @@ def _declined(st: State, o: int, h: int) -> float:
     if EXCHANGE in legal:
         like *= DECLINED
     return like
+
+
+def declined_since(st: State) -> float:
+    """At a decision of ours with no card of the opponent's on the table: how likely the
+    hand world ``st`` gives the opponent is, given that on its last lead it neither showed
+    a marriage nor exchanged where it could have. A trump nine (Schnapsen: jack) or a
+    marriage pair held now must then have been drawn since, in whole or part: with ``k``
+    of the ``m`` cards in its hand drawn since that lead (each card as likely as another
+    to be one of them), the chance ``p`` of that, and the hand counts ``p + (1 - p) *
+    DECLINED`` (`DECLINED` if nothing was drawn since). 1.0 where nothing is weighed."""
+    if st.strict or st.phase == FOLLOW or st.to_act < 0:
+        return 1.0
+    o = st.to_act ^ 1
+    h = st.hand[o]
+    pairs = (h >> 2) & (h >> 3) & _PAIRS
+    nine = h >> st.ex_card & 1
+    log = st.trick_log
+    n = st.n_tricks
+    if not (pairs or nine) or len(log) != n:
+        return 1.0
+    t = n - 1
+    while t >= 0 and log[t][0] != o:
+        t -= 1
+    if t < 0:
+        return 1.0
+    k = n - t - (1 if st.phase == DRAW_PENDING else 0)  # the opponent's draws since its lead
+    m = h.bit_count()
+    if k >= m:
+        return 1.0
+    took = set()
+    for e in st.events:
+        if e[1] == o and e[-1] == t and (e[0] == "exchange" or e[0] == "marriage"):
+            took.add(e[0])
+    v = st.variant
+    tricks_then = sum(1 for x in log[:t] if x[3] == o)
+    like = 1.0
+    if (
+        nine
+        and "exchange" not in took
+        and (tricks_then or not v.exchange_needs_trick)
+        and (t or v.exchange_on_first_lead)
+        and st.talon_size() + 2 * k >= v.exchange_min_talon
+    ):
+        p = k / m
+        like *= p + (1.0 - p) * DECLINED
+    if pairs and "marriage" not in took and (tricks_then or v.marriage_needs_trick == "to_count"):
+        p = 1.0 - math.comb(m - 2, k) / math.comb(m, k)
+        while pairs:
+            like *= p + (1.0 - p) * DECLINED
+            pairs &= pairs - 1
+    return like
+
+
+def opponent_likelihood(st: State) -> float:
+    """The expert's weight of a world (``lead_model="value"``): `value_lead_likelihood`
+    when the opponent's lead is on the table, else `declined_since`."""
+    if st.phase == FOLLOW:
+        return value_lead_likelihood(st)
+    return declined_since(st)
