@@ -5,8 +5,7 @@ The expert wants more than the observation and the legal actions: each request's
 anytime (``budget="time"``: a fixed number of worlds, then more while 40% of
 min(move_ms, time_left_ms) lasts), its worlds weighted by how likely the opponent's lead
 on the table is in each (``infer=True``, since 2.1.0), under a model of leading by value
-(``lead_model="value"``, since 2.2.0: `arena.bots.inference`), and on its own leads
-by what the opponent did not do on its last lead (``"value+since"``, 2.3.0). The SDK's ``player`` form gives it
+(``lead_model="value"``, since 2.2.0: `arena.bots.inference`). The SDK's ``player`` form gives it
 the whole request and the match's setup. One strategy per match, seeded by
 ``match_start``'s seed, so a match plays the same on any process. A bug in the search
 never costs the match: the greedy choice (or the first legal action) is played instead,
@@ -26,7 +25,7 @@ from arena.game import Variant, get_variant
 from arena.sdk import Request, Setup, run
 
 NAME = "expert"
-VERSION = "2.3.0"
+VERSION = "2.2.0"
 
 
 def _variant(data: dict[str, Any]) -> Variant | None:
@@ -48,7 +47,7 @@ def player(setup: Setup):
         move_ms=move_ms if isinstance(move_ms, int) and move_ms > 0 else None,
         budget="time",
         infer=True,
-        lead_model="value+since",
+        lead_model="value",
     )
 
     def act(request: Request) -> str:

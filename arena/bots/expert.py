@@ -193,8 +193,9 @@ class ExpertStrategy:
         #: The model of the opponent's lead that weighs the worlds: ``"cheap"`` (2.1.0:
         #: `lead_likelihood`, cheapest side card first), ``"value"`` (2.2.0:
         #: `value_lead_likelihood`, the lead with the best expected return, marriages shown
-        #: and exchanges taken) or ``"value+since"`` (2.3.0: `opponent_likelihood`, which
-        #: also weighs our own leads' worlds by what the opponent did not do on its last).
+        #: and exchanges taken) or ``"value+since"`` (`opponent_likelihood`, which also
+        #: weighs our own leads' worlds by what the opponent did not do on its last lead;
+        #: measured level with ``"value"``, so not the agent's).
         self.lead_model = lead_model
         #: Value deal results by the chance to win the match they give (`deal_utility`).
         self.match_aware = True
