@@ -77,7 +77,8 @@ def make_player(name: str, seed: int, variant: Variant) -> Strategy:
     if name == "expert":
         from ..bots.search import ExpertStrategy
 
-        return ExpertStrategy(seed, variant=variant)
+        # The agent's search (worlds weighted by its model of the opponent's lead), at fixed work.
+        return ExpertStrategy(seed, variant=variant, infer=True, lead_model="value")
     if name == "expert-oracle":
         from ..bots.expert import OracleStrategy
 
