@@ -3,7 +3,7 @@
     python bench/inference.py [--matches 40] [--seed 9] [--variant sixty-six] [--opponent heuristic]
 
 Plays seeded in-process matches of the heuristic against ``--opponent`` (``heuristic`` or
-``expert``, as the agent is set: value+since). At each open-phase decision of the first
+``expert``, the agent's search at fixed work). At each open-phase decision of the first
 seat, it compares the weight each model of `arena.bots.expert.LEAD_MODELS` gives the true
 world (the opponent's real hand and talon) with the mean weight of 40 worlds sampled
 uniformly from the seat's information. Prints per model: the decisions where the model
@@ -24,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from arena.bots import inference  # noqa: E402
 from arena.bots.expert import ExpertStrategy  # noqa: E402
 from arena.bots.heuristic import HeuristicStrategy  # noqa: E402
 from arena.bots.inference import lead_values, opponent_likelihood, value_lead_likelihood, view  # noqa: E402
@@ -74,7 +75,12 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=9)
     ap.add_argument("--variant", default="sixty-six")
     ap.add_argument("--opponent", choices=("heuristic", "expert"), default="heuristic")
+    ap.add_argument("--temperature", type=float, default=inference.TEMPERATURE, help="the value model's")
+    ap.add_argument("--floor", type=float, default=inference.FLOOR, help="the value model's least weight")
+    ap.add_argument("--declined", type=float, default=inference.DECLINED, help="a marriage or exchange not taken")
     args = ap.parse_args()
+    # The models read these at each call (an expert opponent's own weighting reads them too).
+    inference.TEMPERATURE, inference.FLOOR, inference.DECLINED = args.temperature, args.floor, args.declined
     try:
         v = get_variant(args.variant)
     except ValueError as e:
@@ -83,11 +89,14 @@ def main() -> int:
     fidelity: list[bool] = []
     for k in range(args.matches):
         if args.opponent == "expert":
-            opp = ExpertStrategy(k, variant=v, infer=True, lead_model="value+since")
+            opp = ExpertStrategy(k, variant=v, infer=True, lead_model="value")
         else:
             opp = HeuristicStrategy(k + 1000)
         play_match(v, derive_seed(args.seed, "match", k), [Spy(k, v, stats, fidelity), opp])
-    print(f"{args.variant}, {args.matches} matches (seed {args.seed}), the heuristic against the {args.opponent}")
+    print(
+        f"{args.variant}, {args.matches} matches (seed {args.seed}), the heuristic against the {args.opponent}; "
+        f"temperature {args.temperature:g}, floor {args.floor:g}, declined {args.declined:g}"
+    )
     print(f"{'model':<12} {'decisions':>9} {'w(true)':>8} {'w(sampled)':>10} {'nats':>7}")
     for name, xs in stats.items():
         if not xs:
