@@ -25,16 +25,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.bots import inference  # noqa: E402
-from arena.bots.expert import ExpertStrategy  # noqa: E402
+from arena.bots.expert import LEAD_MODELS, ExpertStrategy  # noqa: E402
 from arena.bots.heuristic import HeuristicStrategy  # noqa: E402
-from arena.bots.inference import lead_values, opponent_likelihood, value_lead_likelihood, view  # noqa: E402
-from arena.bots.playout import lead_likelihood  # noqa: E402
+from arena.bots.inference import lead_values, view  # noqa: E402
 from arena.bots.worlds import InfoSet, Worlds  # noqa: E402
 from arena.game import derive_seed, get_variant, parse_card  # noqa: E402
 from arena.game.state import LEAD  # noqa: E402
 from arena.play.selfplay import play_match  # noqa: E402
-
-MODELS = {"cheap": lead_likelihood, "value": value_lead_likelihood, "value+since": opponent_likelihood}
 
 
 class Spy:
@@ -56,7 +53,7 @@ class Spy:
         if not info.strict and len(legal) > 1:
             worlds = Worlds(info)
             sampled = [worlds.sample(self.rng) for _ in range(40)]
-            for name, weight in MODELS.items():
+            for name, weight in LEAD_MODELS.items():
                 mean = sum(weight(w) for w in sampled) / len(sampled)
                 if mean < 0.999:
                     self.stats[name].append((weight(st), mean))
@@ -85,7 +82,7 @@ def main() -> int:
         v = get_variant(args.variant)
     except ValueError as e:
         raise SystemExit(f"inference.py: {e}") from None
-    stats: dict[str, list] = {name: [] for name in MODELS}
+    stats: dict[str, list] = {name: [] for name in LEAD_MODELS}
     fidelity: list[bool] = []
     for k in range(args.matches):
         if args.opponent == "expert":

@@ -31,8 +31,13 @@ __all__ = ["BUDGETS", "LEAD_MODELS", "ExpertStrategy", "OracleStrategy", "deal_u
 
 #: How a decision is sized: a fixed number of worlds, or anytime within a time budget.
 BUDGETS = ("samples", "time")
-#: Models of the opponent's open-phase lead that can weigh the worlds (``infer=True``).
-LEAD_MODELS = ("cheap", "value", "value+since")
+#: Models of the opponent's open-phase lead that can weigh the worlds (``infer=True``), by
+#: name: each gives a world's weight (see the ``lead_model`` attribute).
+LEAD_MODELS: dict[str, Callable[[State], float]] = {
+    "cheap": lead_likelihood,
+    "value": value_lead_likelihood,
+    "value+since": opponent_likelihood,
+}
 
 
 #: How a won deal is scored, roughly (1, 2 or 3 game points), for the match model.
@@ -227,8 +232,7 @@ class ExpertStrategy:
         """Where this decision's worlds come from (the oracle overrides it)."""
         if not self.infer:
             return Worlds(info)
-        model = {"cheap": lead_likelihood, "value": value_lead_likelihood, "value+since": opponent_likelihood}
-        return Worlds(info, model[self.lead_model])
+        return Worlds(info, LEAD_MODELS[self.lead_model])
 
     def choose(self, obs: dict[str, Any], legal: Sequence[str], time_left_ms: float | None = None) -> str:
         t0 = time.perf_counter()

@@ -70,7 +70,7 @@ def _beats(lead: int, card: int, trump: int) -> bool:
     return card // 6 == trump
 
 
-def _p_any(x: int, u: int, m: int) -> float:
+def p_any(x: int, u: int, m: int) -> float:
     """Chance that ``m`` cards drawn from ``u`` unknown ones include one of ``x`` given ones."""
     if x <= 0 or m <= 0:
         return 0.0
@@ -194,7 +194,7 @@ class _View:
         if cards & self.known:
             return 1.0
         m = self.opp_n - _bits(self.known)
-        return _p_any(_bits(cards & self.unknown), _bits(self.unknown), m)
+        return p_any(_bits(cards & self.unknown), _bits(self.unknown), m)
 
     def p_opp_at_most(self, mask: int, k: int) -> float:
         """Chance that the opponent holds at most ``k`` cards of ``mask``."""

@@ -23,8 +23,9 @@ from __future__ import annotations
 import math
 
 from ..game.actions import EXCHANGE, MARRY
-from ..game.cards import ACE, KING, POINTS, QUEEN, SUIT_MASK, TEN, cards_of
+from ..game.cards import ACE, KING, MARRIAGE_BITS, POINTS, QUEEN, SUIT_MASK, TEN, cards_of
 from ..game.state import DRAW_PENDING, FOLLOW, LEAD, State
+from .heuristic import p_any
 
 __all__ = [
     "Seen", "declined_since", "keep", "lead_values", "marriage_lead", "opponent_likelihood", "play_likelihood",
@@ -33,17 +34,16 @@ __all__ = [
 
 
 def _p_any_table(n: int = 24) -> list[list[list[float]]]:
-    """``t[u][m][x]``: the chance that ``m`` cards drawn from ``u`` include one of ``x`` given ones."""
+    """``t[u][m][x]``: the heuristic's `p_any` looked up, not computed, on the hot path."""
     t = [[[0.0] * (n + 1) for _ in range(n + 1)] for _ in range(n + 1)]
     for u in range(n + 1):
         for m in range(u + 1):
             for x in range(1, u + 1):
-                t[u][m][x] = 1.0 if u - x < m else 1.0 - math.comb(u - x, m) / math.comb(u, m)
+                t[u][m][x] = p_any(x, u, m)
     return t
 
 
 _P_ANY = _p_any_table()
-_PAIRS = 0x41041  # bit 6*s of (h >> 2) & (h >> 3): the K and Q of suit s both in h
 #: What keeping a card is worth with the talon open, trumps and other suits (A T K Q J 9).
 _TRUMP_KEEP = (18.0, 15.0, 7.0, 7.0, 6.5, 6.0)
 _PLAIN_KEEP = (3.0, 2.0, 0.5, 0.5, 0.0, 0.0)
@@ -181,7 +181,7 @@ def _declined(st: State, o: int, h: int) -> float:
     """`DECLINED` for each of a marriage and the exchange that hand ``h`` offered the
     leader ``o`` on this lead (by the engine's rules) and that it did not take; else 1."""
     n = st.n_tricks
-    pairs = (h >> 2) & (h >> 3) & _PAIRS
+    pairs = (h >> KING) & (h >> QUEEN) & MARRIAGE_BITS
     if not pairs and not h >> st.ex_card & 1:
         return 1.0
     exchanged = any(e[0] == "exchange" and e[1] == o and e[-1] == n for e in st.events)
@@ -210,7 +210,7 @@ def declined_since(st: State) -> float:
         return 1.0
     o = st.to_act ^ 1
     h = st.hand[o]
-    pairs = (h >> 2) & (h >> 3) & _PAIRS
+    pairs = (h >> KING) & (h >> QUEEN) & MARRIAGE_BITS
     nine = h >> st.ex_card & 1
     log = st.trick_log
     n = st.n_tricks

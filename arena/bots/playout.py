@@ -8,7 +8,7 @@ import math
 from collections.abc import Callable, Sequence
 
 from ..game.actions import CLOSE, DECLARE, DRAW, EXCHANGE, MARRY
-from ..game.cards import KING, POINTS, QUEEN, SUIT_MASK, cards_of
+from ..game.cards import KING, MARRIAGE_BITS, POINTS, QUEEN, SUIT_MASK, cards_of
 from ..game.state import CLOSE_OFFER, DRAW_PENDING, FOLLOW, LEAD, OVER, State
 from ..game.variant import Variant
 from .inference import marriage_lead
@@ -16,7 +16,6 @@ from .inference import marriage_lead
 __all__ = ["lead_likelihood", "playout", "policy_action"]
 
 
-_PAIRS = 0x41041  # bit 6*s of (h >> 2) & (h >> 3): the K and Q of suit s both in h
 
 
 def policy_action(st: State) -> int:
@@ -134,7 +133,7 @@ def _policy_lead(st: State, s: int) -> int:
             return CLOSE
         k = ms * 6 + KING
         return k if st.variant.marriage_lead == "king_only" else k + 1
-    if (step == 0 and st.turn_up >= 0 and h >> st.ex_card & 1) or (step <= 1 and (h >> 2) & (h >> 3) & _PAIRS):
+    if (step == 0 and st.turn_up >= 0 and h >> st.ex_card & 1) or (step <= 1 and (h >> 2) & (h >> 3) & MARRIAGE_BITS):
         acts = st.legal_actions()
         if EXCHANGE in acts:
             return EXCHANGE
@@ -307,7 +306,7 @@ def _follow_kv(st: State, s: int) -> int:
                 d += 40
             d += 1
             ha = h & ~(1 << f)
-            pairs = (ha >> 2) & (ha >> 3) & _PAIRS
+            pairs = (ha >> 2) & (ha >> 3) & MARRIAGE_BITS
             while pairs:
                 b = pairs & -pairs
                 d += 8 if (b.bit_length() - 1) // 6 == trump else 4

@@ -31,6 +31,9 @@ SUIT_MASK = tuple(0b111111 << (6 * s) for s in range(4))
 POINTS = tuple(RANK_POINTS[c % 6] for c in range(N_CARDS))
 #: Bitmask of all nines (absent from the 20-card Schnapsen pack).
 NINES = sum(1 << (s * 6 + NINE) for s in range(4))
+#: Bit ``6 * s`` of ``(h >> KING) & (h >> QUEEN) & MARRIAGE_BITS`` is set when hand ``h``
+#: holds both the king and the queen of suit ``s`` (a marriage).
+MARRIAGE_BITS = sum(1 << (s * 6) for s in range(4))
 
 
 class CardError(ValueError):
