@@ -40,11 +40,11 @@ def parse_player(text: str) -> tuple[str, dict[str, Any]]:
     """``heuristic``, ``expert`` or ``expert{...json kwargs...}``."""
     name, brace, rest = text.partition("{")
     if name not in ("heuristic", "expert") or (name == "heuristic" and brace):
-        raise SystemExit(f"strength.py: a player is heuristic or expert{{JSON}}, got {text!r}")
+        raise SystemExit(f"{Path(sys.argv[0]).name}: a player is heuristic or expert{{JSON}}, got {text!r}")
     try:
         kwargs = json.loads(brace + rest) if brace else {}
     except json.JSONDecodeError as e:
-        raise SystemExit(f"strength.py: {text!r}: bad JSON: {e}") from None
+        raise SystemExit(f"{Path(sys.argv[0]).name}: {text!r}: bad JSON: {e}") from None
     return name, kwargs
 
 
@@ -57,7 +57,7 @@ def make(player: tuple[str, dict[str, Any]], seed: int, variant: str) -> Any:
     for k, v in kwargs.items():
         if k not in params:  # a setting that is an attribute (solve_tail, match_aware, ...)
             if not hasattr(strategy, k):
-                raise SystemExit(f"strength.py: ExpertStrategy has no setting {k!r}")
+                raise SystemExit(f"{Path(sys.argv[0]).name}: ExpertStrategy has no setting {k!r}")
             setattr(strategy, k, v)
     return strategy
 

@@ -347,6 +347,36 @@ def test_time_mode_stops_early_once_the_choice_is_settled():
     assert early >= 2  # more worlds than the fixed count, then settled long before the clock
 
 
+def test_closing_with_the_talon_open_follows_its_margin():
+    """With the talon open the expert closes when the close's value (solved in each world)
+    is positive and at least `CLOSE_MARGIN` above the best other action's (playouts), and
+    only then: with a negative margin some closes trail the playouts' best, and the
+    default, positive margin closes less often on the same positions."""
+    states = [
+        st for st in random_states("sixty-six", 4000, 53, close_rate=0.0)
+        if not st.is_over() and CLOSE in st.legal_actions() and st.talon_size() > 2
+    ][::4][:60]  # fmt: skip
+    low, default = -0.25, ExpertStrategy.CLOSE_MARGIN
+    assert default > 0
+    closes = {}
+    for margin in (low, default):
+        expert = ExpertStrategy(5, effort=0.5)
+        expert.CLOSE_MARGIN = margin
+        closes[margin] = []
+        for st in states:
+            a = expert(observation(st, st.to_act), st.legal_action_strings())
+            last = expert.last
+            if "close_value" not in last:
+                assert a != "close"
+                continue
+            fits = last["close_value"] > expert._util[3] and last["close_value"] >= last["best_other"] + margin
+            assert (a == "close") == fits, (margin, last)
+            if a == "close":
+                closes[margin].append(last["close_value"] - last["best_other"])
+    assert [x for x in closes[low] if x < 0] and all(x >= default for x in closes[default])
+    assert len(closes[default]) < len(closes[low])
+
+
 def test_oracle_sees_the_true_world_and_beats_the_heuristic():
     rep = selfplay("sixty-six", ["expert-oracle", "heuristic"], 16, 5)  # the referee checks every action
     oracle, heuristic = rep.tallies

@@ -127,7 +127,8 @@ class ExpertStrategy:
       (`solve_actions`), then plays the best average.
     - Open talon: every candidate is played out in each sampled world with
       `policy_action` for both seats (common worlds for all candidates), and closing is
-      valued by solving the closed deal in each world; closing needs a clear edge.
+      valued by solving the closed deal in each world; closing needs a clear edge
+      (`CLOSE_MARGIN`).
 
     ``budget="samples"`` (the default, and what ``arena selfplay`` plays): work is fixed
     per decision (``effort`` scales it), so play depends only on the seed and the
@@ -153,7 +154,9 @@ class ExpertStrategy:
     TALON2_WORLDS = 10
     PLAYOUT_WORLDS = 40
     CLOSE_WORLDS = 24
-    #: Closing needs this many game points over the best alternative, and a positive mean.
+    #: With the talon open, closing needs this many game points over the best alternative,
+    #: and a positive mean. (A negative margin gained on positions at fixed work and
+    #: nothing at the agent's 100 ms: docs/agents-strength.md, "The close's margin".)
     CLOSE_MARGIN = 0.25
     #: The most worlds a time-budgeted decision samples (beyond this, more barely helps).
     MAX_WORLDS = 3000
@@ -405,6 +408,7 @@ class ExpertStrategy:
         if close_done:
             close_value = max(close_sums.values()) / close_done
             self.last["close_value"] = close_value
+            self.last["best_other"] = max(means)
             if close_value > util[3] and close_value >= max(means) + self.CLOSE_MARGIN:
                 return CLOSE
         return self._pick(cands, means, first)
