@@ -18,7 +18,7 @@ import trio
 from running import arena
 
 from arena.play.referee import Forfeit, MatchRecord
-from arena.results.store import Store, StoreError
+from arena.results.store import Store, StoreError, deal_rows, match_row
 from arena.runtime.agents import BUNDLED, resolve
 from arena.runtime.sandbox import Policy, Sandbox
 from arena.tournament.schedule import load_config
@@ -224,6 +224,26 @@ def test_store_replaces_a_match_lost_before_play_but_never_a_played_one(tmp_path
             write(s, _record(None))
     with sqlite3.connect(tmp_path / "s.sqlite") as db:
         assert db.execute("SELECT count(*) FROM matches").fetchone() == (1,)
+
+
+def test_a_write_cut_short_by_ctrl_c_does_not_take_the_run_record_with_it(tmp_path):
+    """Ctrl-C can land between a match write's BEGIN and its COMMIT, past the rollback that
+    guards it, and leave the transaction open: the run's end is still recorded, with the
+    matches that were whole, and the half-written match is not."""
+    def row(match_id: str, run_id: int) -> dict:
+        return match_row(0, match_id, "a~b", 0, 0, ["a", "b"], _record(None), run_id, 0.0, 0.0)
+
+    with Store(tmp_path / "s.sqlite") as s:
+        run = s.start_run("test", None, [])
+        s.write_match(run_id=run, index=0, match_id="m1", pairing="a~b", pair_index=0, game=0, seats=["a", "b"],
+                      record=_record(None), started=0.0, finished=0.0)  # fmt: skip
+        s.db.execute("BEGIN IMMEDIATE")  # the interrupted write: its statements ran, its COMMIT did not
+        s._insert("m2", row("m2", run), deal_rows(_record(None)))
+        s.finish_run(run)
+    with Store(tmp_path / "s.sqlite") as s:
+        assert s.done_ids() == {"m1"}
+        runs = s.db.execute("SELECT finished IS NOT NULL, matches_played FROM runs").fetchall()
+    assert runs == [(1, 1)]
 
 
 # -- item 5: a wheel install finds the bundled agents ----------------------------------------

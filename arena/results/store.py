@@ -897,6 +897,11 @@ class Store:
         return int(cur.lastrowid)
 
     def finish_run(self, run_id: int) -> None:
+        """Record the run's end and the matches it stored. A write cut short by Ctrl-C
+        between its statements (a signal can land anywhere) may have left its transaction
+        open; it is rolled back first (that match was never whole), or this record would
+        join it and be lost with it when the store is closed."""
+        self._rollback()
         self.db.execute(
             "UPDATE runs SET finished = ?, matches_played = (SELECT count(*) FROM matches WHERE run_id = ?) "
             "WHERE id = ?",
