@@ -16,8 +16,6 @@ from .inference import marriage_lead
 __all__ = ["lead_likelihood", "playout", "policy_action"]
 
 
-
-
 def policy_action(st: State) -> int:
     """A fast, greedy-like choice for the seat to act in a (perfect-information) world:
     the playout policy.
@@ -133,7 +131,8 @@ def _policy_lead(st: State, s: int) -> int:
             return CLOSE
         k = ms * 6 + KING
         return k if st.variant.marriage_lead == "king_only" else k + 1
-    if (step == 0 and st.turn_up >= 0 and h >> st.ex_card & 1) or (step <= 1 and (h >> 2) & (h >> 3) & MARRIAGE_BITS):
+    can_exchange = step == 0 and st.turn_up >= 0 and h >> st.ex_card & 1
+    if can_exchange or (step <= 1 and (h >> KING) & (h >> QUEEN) & MARRIAGE_BITS):
         acts = st.legal_actions()
         if EXCHANGE in acts:
             return EXCHANGE
@@ -306,7 +305,7 @@ def _follow_kv(st: State, s: int) -> int:
                 d += 40
             d += 1
             ha = h & ~(1 << f)
-            pairs = (ha >> 2) & (ha >> 3) & MARRIAGE_BITS
+            pairs = (ha >> KING) & (ha >> QUEEN) & MARRIAGE_BITS
             while pairs:
                 b = pairs & -pairs
                 d += 8 if (b.bit_length() - 1) // 6 == trump else 4
