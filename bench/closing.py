@@ -1,11 +1,13 @@
 """Position A/B for the close: the same positions, finished by each of several configurations.
 
     python bench/closing.py CONFIG [CONFIG ...] [--matches 60] [--seed 41] [--variant sixty-six]
-                            [--opponent heuristic] [--workers 2]
+                            [--opponent heuristic] [--workers 2] [--at N]
 
 Plays seeded in-process matches of the expert at fixed work (``CONFIG`` 1) against
 ``--opponent`` (``heuristic`` or an ``expert{...}`` as in `bench/strength.py`) and keeps
-every position where the expert may close the talon. Each position is then played to
+every position where the expert may close the talon (with ``--at N``: every decision
+with a choice while the talon holds N cards, for a change to the open phase's search,
+such as ``EXACT_TALON``). Each position is then played to
 the end of its deal by each ``CONFIG`` (an ``expert{...}`` whose settings may name class
 attributes such as ``CLOSE_MARGIN``) against the same opponent, and its game points are
 recorded. Prints each configuration's mean, its closes, and each one's paired
@@ -41,18 +43,26 @@ from arena.play.selfplay import play_match  # noqa: E402
 
 
 class Recorder:
-    """A player that keeps the referee's state wherever closing is legal for it."""
+    """A player that keeps the referee's state wherever closing is legal for it, or with
+    ``at`` talon cards: at every decision with a choice while the talon holds that many."""
 
     sees_state = True
     state: State | None = None
 
-    def __init__(self, player: Any):
+    def __init__(self, player: Any, at: int | None = None):
         self.player = player
+        self.at = at
         self.positions: list[tuple[State, int]] = []
 
     def __call__(self, obs: dict[str, Any], legal: list[str]) -> str:
-        if "close" in legal and self.state is not None:
-            self.positions.append((self.state.clone(), obs["seat"]))
+        st = self.state
+        if st is not None:
+            if self.at is None:
+                keep = "close" in legal
+            else:
+                keep = not st.strict and st.talon_size() == self.at and len(legal) > 1
+            if keep:
+                self.positions.append((st.clone(), obs["seat"]))
         return self.player(obs, legal)
 
 
@@ -71,11 +81,11 @@ def finish(st: State, seat: int, player: Any, opponent: Any) -> tuple[int, str]:
     return (0 if r.winner is None else (r.game_points if r.winner == seat else -r.game_points)), first
 
 
-def run(job: tuple[int, int, list, tuple, str]) -> list[list[tuple[int, str]]]:
-    k, seed, configs, opp, variant = job
+def run(job: tuple[int, int, list, tuple, str, int | None]) -> list[list[tuple[int, str]]]:
+    k, seed, configs, opp, variant, at = job
     rows = []
     for seat in (0, 1):
-        me = Recorder(make(configs[0], k, variant))
+        me = Recorder(make(configs[0], k, variant), at)
         them = make(opp, k + 500, variant)
         play_match(variant, derive_seed(seed, "match", k), [me, them] if seat == 0 else [them, me])
         for st, s in me.positions:
@@ -91,6 +101,8 @@ def main() -> int:
     ap.add_argument("--variant", default="sixty-six")
     ap.add_argument("--opponent", default="heuristic")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--at", type=int, default=None, metavar="N",
+                    help="instead of where closing is legal: every decision while the talon holds N cards")
     args = ap.parse_args()
     try:
         variant = get_variant(args.variant)
@@ -104,12 +116,13 @@ def main() -> int:
     opp = parse_player(args.opponent)
     for p in (*configs, opp):  # a bad setting is said here, once
         make(p, 0, args.variant)
-    jobs = [(k, args.seed, configs, opp, args.variant) for k in range(args.matches)]
+    jobs = [(k, args.seed, configs, opp, args.variant, args.at) for k in range(args.matches)]
     with multiprocessing.Pool(args.workers) as pool:
         rows = [r for part in pool.map(run, jobs, chunksize=1) for r in part]
     n = len(rows)
     if n < 2:
-        raise SystemExit("closing.py: fewer than two positions where closing was legal; play more matches")
+        where = "where closing was legal" if args.at is None else f"with {args.at} talon cards"
+        raise SystemExit(f"closing.py: fewer than two positions {where}; play more matches")
     print(f"{args.variant}, {args.matches} match seeds (seed {args.seed}), against {args.opponent}: {n} positions")
     for j, text in enumerate(args.configs):
         mean = sum(r[j][0] for r in rows) / n

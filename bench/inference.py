@@ -33,6 +33,9 @@ from arena.game import derive_seed, get_variant, parse_card  # noqa: E402
 from arena.game.state import LEAD  # noqa: E402
 from arena.play.selfplay import play_match  # noqa: E402
 
+#: What a decision is about, by the observation's phase (the heuristic's turns with a choice).
+KINDS = ("lead", "follow", "draw")
+
 
 class Spy:
     """The heuristic, shown the referee's state to measure the models at its decisions."""
@@ -40,8 +43,9 @@ class Spy:
     sees_state = True
     state = None
 
-    def __init__(self, seed: int, variant, stats: dict, fidelity: list):
+    def __init__(self, seed: int, variant, stats: dict, fidelity: list, kinds: dict):
         self.heuristic = HeuristicStrategy(seed)
+        self.kinds = kinds
         self.rng = random.Random(seed)
         self.variant = variant
         self.stats = stats
@@ -53,10 +57,15 @@ class Spy:
         if not info.strict and len(legal) > 1:
             worlds = Worlds(info)
             sampled = [worlds.sample(self.rng) for _ in range(40)]
+            kind = obs["phase"] if obs["phase"] in KINDS else "lead"
+            free = (info.pool & ~info.void & ~info.known).bit_count()
+            self.kinds["hands"][kind].append(math.log(math.comb(free, info.need)))
             for name, weight in LEAD_MODELS.items():
                 mean = sum(weight(w) for w in sampled) / len(sampled)
+                true = weight(st)
+                self.kinds[name][kind].append(math.log(max(true, 1e-12) / mean))
                 if mean < 0.999:
-                    self.stats[name].append((weight(st), mean))
+                    self.stats[name].append((true, mean))
         action = self.heuristic(obs, legal)
         plays = [a for a in legal if a.startswith("play:")]
         if st.phase == LEAD and not st.strict and st.marriage_suit < 0 and action in plays and len(plays) > 1:
@@ -83,13 +92,14 @@ def main() -> int:
     except ValueError as e:
         raise SystemExit(f"inference.py: {e}") from None
     stats: dict[str, list] = {name: [] for name in LEAD_MODELS}
+    kinds: dict[str, dict[str, list]] = {name: {k: [] for k in KINDS} for name in ("hands", *LEAD_MODELS)}
     fidelity: list[bool] = []
     for k in range(args.matches):
         if args.opponent == "expert":
             opp = ExpertStrategy(k, variant=v, infer=True, lead_model="value")
         else:
             opp = HeuristicStrategy(k + 1000)
-        play_match(v, derive_seed(args.seed, "match", k), [Spy(k, v, stats, fidelity), opp])
+        play_match(v, derive_seed(args.seed, "match", k), [Spy(k, v, stats, fidelity, kinds), opp])
     print(
         f"{args.variant}, {args.matches} matches (seed {args.seed}), the heuristic against the {args.opponent}; "
         f"temperature {args.temperature:g}, floor {args.floor:g}, declined {args.declined:g}"
@@ -103,6 +113,12 @@ def main() -> int:
         true_w = sum(a for a, _ in xs) / len(xs)
         samp_w = sum(b for _, b in xs) / len(xs)
         print(f"{name:<12} {len(xs):>9} {true_w:>8.3f} {samp_w:>10.3f} {nats:>+7.3f}")
+    print("nats at every open-phase decision, by what it decides (lead, follow, close or draw), and in all;")
+    print("'hands': the log of the number of hands the opponent may hold (what there is to learn)")
+    for name, by in kinds.items():
+        cells = [f"{sum(x) / len(x):+.3f}" if x else "-" for x in by.values()]
+        total = sum(sum(x) for x in by.values())
+        print(f"{name:<12} {' / '.join(cells):>26}   {total:+9.1f} over {sum(len(x) for x in by.values())}")
     if fidelity:
         print(f"the value model's best lead is the heuristic's own in {sum(fidelity)} of {len(fidelity)} "
               f"open-phase leads ({100 * sum(fidelity) / len(fidelity):.1f}%)")

@@ -32,6 +32,23 @@ def test_same_positions_finished_by_each_configuration():
     assert int(parted.group(1)) >= closes[2] - closes[0]
 
 
+def test_positions_at_a_talon_size_for_the_open_phase():
+    """``--at 4``: every decision with a choice while the talon holds four cards; solving
+    them exactly (``EXACT_TALON``) parts from the playouts at some of them."""
+    quick = 'expert{"effort": 0.2}'
+    exact = 'expert{"effort": 0.2, "EXACT_TALON": 4}'
+    r = run(quick, quick, exact, "--matches", "1", "--workers", "1", "--at", "4")
+    assert r.returncode == 0, r.stderr
+    n = int(re.search(r"against heuristic: (\d+) positions", r.stdout).group(1))
+    assert n >= 4
+    assert "[1] - [0]: +0.000 ± 0.000 (first action differs at 0, result at 0)" in r.stdout
+    assert int(re.search(r"\[2\] - \[0\]: .* \(first action differs at (\d+)", r.stdout).group(1)) >= 1
+    # no decision is taken with an odd number of talon cards in Sixty-Six
+    r = run(quick, "--matches", "1", "--workers", "1", "--at", "3")
+    assert r.returncode != 0 and r.stdout == ""
+    assert r.stderr == "closing.py: fewer than two positions with 3 talon cards; play more matches\n"
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots.expert import OracleStrategy, settled
+from arena.bots.expert import HandOracleStrategy, OracleStrategy, settled
 from arena.bots.playout import LEAD_FLOOR, LEAD_TEMPERATURE, lead_likelihood
 from arena.bots.search import (
     ExpertStrategy,
@@ -517,3 +517,30 @@ def test_expert_with_inference_plays_legal_and_deterministic_actions():
         x = ExpertStrategy(5, effort=0.2, infer=True)(obs, legal)
         assert x in legal
         assert ExpertStrategy(5, effort=0.2, infer=True)(obs, legal) == x
+
+
+def test_the_hand_oracle_sees_the_opponents_hand_but_not_the_talon_order():
+    st = next(s for s in random_states("sixty-six", 60, 83) if not s.strict and s.talon_size() >= 6
+              and not s.is_over() and len(s.legal_actions()) > 2)  # fmt: skip
+    seat = st.to_act
+    obs = observation(st, seat)
+    oracle = HandOracleStrategy(0)
+    oracle.state = st
+    worlds = oracle._worlds(InfoSet(obs, "sixty-six"), obs)
+    rng = random.Random(4)
+    drawn = [worlds.sample(rng) for _ in range(30)]
+    talon = sorted(st.stock[st.stock_pos :])
+    for w in drawn:
+        assert w.hand[seat ^ 1] == st.hand[seat ^ 1]
+        assert sorted(w.stock[w.stock_pos :]) == talon
+        assert observation(w, seat) == obs
+    assert len({tuple(w.stock[w.stock_pos :]) for w in drawn}) > 20  # the order is not known
+    # shown nothing, it refuses, as the oracle does
+    with pytest.raises(RuntimeError, match="referee"):
+        HandOracleStrategy(0)(*_observation_only("sixty-six", 81))
+
+
+def test_the_hand_oracle_beats_the_heuristic_in_selfplay():
+    rep = selfplay("sixty-six", ["expert-hand-oracle", "heuristic"], 12, 7)  # the referee checks every action
+    oracle, heuristic = rep.tallies
+    assert oracle.matches_won >= 9 and oracle.game_points > 1.5 * heuristic.game_points, rep.to_dict()

@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+from arena.bots import inference
 from arena.bots.expert import ExpertStrategy
 from arena.bots.heuristic import HeuristicStrategy
 from arena.bots.inference import (
@@ -16,13 +17,15 @@ from arena.bots.inference import (
     TEMPERATURE,
     Seen,
     declined_since,
+    history_likelihood,
     lead_values,
     opponent_likelihood,
     value_lead_likelihood,
+    view,
 )
 from arena.bots.playout import lead_likelihood
 from arena.bots.worlds import InfoSet, Worlds
-from arena.game import card_str, deal_from_cards, derive_seed, get_variant, observation, parse_card
+from arena.game import card_str, cards_of, deal_from_cards, derive_seed, get_variant, observation, parse_card
 from arena.game.state import DRAW_PENDING, FOLLOW, LEAD
 from arena.play.selfplay import play_match
 
@@ -178,7 +181,11 @@ def test_the_expert_with_the_value_model_plays_legal_deterministic_actions_and_r
     assert ExpertStrategy(5, effort=0.3, infer=True, lead_model="value")(obs, legal) == a
     b = ExpertStrategy(5, effort=0.3, infer=True, lead_model="value+since")(obs, legal)
     assert b in legal
-    with pytest.raises(ValueError, match="lead_model must be one of cheap, value, value\\+since, got 'psychic'"):
+    c = ExpertStrategy(5, effort=0.3, infer=True, lead_model="history")(obs, legal)
+    assert c in legal
+    assert ExpertStrategy(5, effort=0.3, infer=True, lead_model="history")(obs, legal) == c
+    msg = "lead_model must be one of cheap, value, value\\+since, history, got 'psychic'"
+    with pytest.raises(ValueError, match=msg):
         ExpertStrategy(5, lead_model="psychic")
 
 
@@ -208,3 +215,103 @@ def test_an_exchange_not_taken_on_the_last_lead_weighs_on_until_cards_are_drawn(
     # Nothing to weigh with the opponent's card on the table or the talon closed.
     st.apply_action("play:9D")
     assert st.phase == FOLLOW and declined_since(st) == 1.0
+
+
+class _Leads:
+    """The heuristic, shown the referee's state: its hand and view at each of its
+    open-phase leads and follows."""
+
+    sees_state = True
+    state = None
+
+    def __init__(self, seed: int):
+        self.heuristic = HeuristicStrategy(seed)
+        self.leads: dict[tuple[int, int], tuple[int, Seen]] = {}
+
+    def __call__(self, obs, legal):
+        action = self.heuristic(obs, legal)
+        st = self.state
+        if st.phase in (LEAD, FOLLOW) and not st.strict and action.startswith("play:"):
+            self.leads[(st.deal_no, st.n_tricks)] = (st.hand[obs["seat"]], view(st, obs["seat"]))
+        return action
+
+
+class _Weigher:
+    """The heuristic, shown the referee's state: at each of its decisions, the hands its
+    opponent may have held at its past leads and follows (`history_likelihood`'s account)
+    and how much each model's weight of the true world beats a uniform world's."""
+
+    sees_state = True
+    state = None
+
+    def __init__(self, seed: int, variant, other: _Leads):
+        self.heuristic = HeuristicStrategy(seed)
+        self.rng = random.Random(seed)
+        self.variant = variant
+        self.other = other
+        self.checked = 0
+        self.nats = {"value": 0.0, "history": 0.0}
+
+    def __call__(self, obs, legal):
+        st = self.state
+        if len(legal) > 1 and st.trick_log:
+            hist = inference._History(st)
+            at: dict = {}
+            h = st.hand[hist.o] | (1 << st.lead_card if st.phase == FOLLOW else 0)
+            hist.likelihood(h, at)
+            for j, (dist, seen) in at.items():
+                true_hand, true_view = self.other.leads[(st.deal_no, j)]
+                # the true hand is one the history allows; the chances of the hands add to 1
+                assert dist.get(true_hand, 0.0) > 0.0
+                assert sum(dist.values()) == pytest.approx(1.0)
+                # and the view then is the leader's own: unseen cards, counts, turn-up, talon
+                assert seen.pool & ~true_hand == true_view.pool
+                assert (seen.opp_n, seen.mine, seen.theirs, seen.turn_up, seen.ex_bonus) == (
+                    true_view.opp_n, true_view.mine, true_view.theirs, true_view.turn_up, true_view.ex_bonus)
+                self.checked += 1
+        info = InfoSet(obs, self.variant)
+        if not info.strict and len(legal) > 1:
+            worlds = Worlds(info)
+            sampled = [worlds.sample(self.rng) for _ in range(30)]
+            for name, f in (("value", value_lead_likelihood), ("history", history_likelihood)):
+                self.nats[name] += math.log(f(st) / (sum(f(w) for w in sampled) / len(sampled)))
+        return self.heuristic(obs, legal)
+
+
+@pytest.mark.parametrize("variant", ["sixty-six", "schnapsen"])
+def test_the_history_rebuilds_the_opponents_past_plays_and_tells_more_than_the_lead_on_the_table(variant):
+    v = get_variant(variant)
+    checked = 0
+    nats = {"value": 0.0, "history": 0.0}
+    for k in range(6):
+        other = _Leads(k + 100)
+        me = _Weigher(k, v, other)
+        play_match(v, derive_seed(8, "match", k), [me, other] if k % 2 else [other, me])
+        checked += me.checked
+        for name in nats:
+            nats[name] += me.nats[name]
+    assert checked > 100
+    # the history weighs the same lead on the table and the opponent's past plays besides:
+    # against the player the models were taken from, it says more about its hand
+    assert nats["value"] > 0
+    assert nats["history"] > 1.5 * nats["value"]
+
+
+def test_history_weights_are_the_same_for_the_same_world_and_need_no_cache():
+    st = _plain_deal()
+    for a in ("play:JH", "play:9S", "draw", "play:JS", "play:QS", "draw"):
+        st.apply_action(a)
+    # seat 1 took the second trick and leads; seat 0 answers its lead and is weighing worlds
+    st.apply_action("play:" + card_str(min(cards_of(st.hand[1]))))
+    obs = observation(st, 0)
+    worlds = Worlds(InfoSet(obs, "sixty-six"))
+    rng = random.Random(2)
+    drawn = [worlds.sample(rng) for _ in range(40)]
+    first = [history_likelihood(w) for w in drawn]
+    inference._HISTORY[0] = None  # a fresh account of the deal
+    again = [history_likelihood(w) for w in reversed(drawn)][::-1]
+    assert first == again
+    assert all(0.0 < x <= 1.0 for x in first)
+    # its lead on the table and its lead to the second trick both weigh: a world that
+    # fits both is likelier than one that fits the one on the table only
+    assert max(first) > min(first)

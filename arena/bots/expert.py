@@ -19,15 +19,18 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..game.actions import CLOSE, DECLARE, EXCHANGE, MARRY, action_str, parse_action
+from ..game.cards import cards_of
 from ..game.observation import observation
 from ..game.state import OVER, State
 from ..game.variant import Variant, get_variant
 from .endgame import Search, fast_ok, solver_for
-from .inference import opponent_likelihood, value_lead_likelihood
+from .inference import history_likelihood, opponent_likelihood, value_lead_likelihood
 from .playout import lead_likelihood, policy_action, seat_value
-from .worlds import InfoSet, Worlds
+from .worlds import Hidden, InfoSet, Worlds
 
-__all__ = ["BUDGETS", "LEAD_MODELS", "ExpertStrategy", "OracleStrategy", "deal_utility", "settled"]
+__all__ = [
+    "BUDGETS", "LEAD_MODELS", "ExpertStrategy", "HandOracleStrategy", "OracleStrategy", "deal_utility", "settled",
+]  # fmt: skip
 
 #: How a decision is sized: a fixed number of worlds, or anytime within a time budget.
 BUDGETS = ("samples", "time")
@@ -37,6 +40,7 @@ LEAD_MODELS: dict[str, Callable[[State], float]] = {
     "cheap": lead_likelihood,
     "value": value_lead_likelihood,
     "value+since": opponent_likelihood,
+    "history": history_likelihood,
 }
 
 
@@ -158,6 +162,10 @@ class ExpertStrategy:
     #: and a positive mean. (A negative margin gained on positions at fixed work and
     #: nothing at the agent's 100 ms: docs/agents-strength.md, "The close's margin".)
     CLOSE_MARGIN = 0.25
+    #: With this many talon cards or fewer, every action is solved exactly in each world
+    #: (4 measured no better than playouts there, at fixed work or at 100 ms a move:
+    #: docs/agents-strength.md, "Exact search with four talon cards").
+    EXACT_TALON = 2
     #: The most worlds a time-budgeted decision samples (beyond this, more barely helps).
     MAX_WORLDS = 3000
     #: A time-budgeted decision checks whether it is settled every this many worlds.
@@ -286,7 +294,7 @@ class ExpertStrategy:
             self.last["kind"] = "rule"
             trump = MARRY + info.trump
             return trump if trump in marriages else marriages[0]
-        if info.talon_size <= 2:
+        if info.talon_size <= self.EXACT_TALON:
             self.last["kind"] = "solve-talon2"
             n = 1 if worlds.fixed else self._n(self.TALON2_WORLDS)
             return self._pimc_exact(worlds, acts, n, rng, deadline)
@@ -427,6 +435,22 @@ class _TrueWorld:
         return self.state.clone()
 
 
+class _HandWorlds:
+    """Worlds with the opponent's true hand and the face-down talon shuffled."""
+
+    fixed = False
+
+    def __init__(self, info: InfoSet, state: State):
+        self.info = info
+        self.worlds = Worlds(info)
+        self.opp_hand = state.hand[info.opp]
+
+    def sample(self, rng: random.Random) -> State:
+        rest = list(cards_of(self.info.pool & ~self.opp_hand))
+        rng.shuffle(rest)
+        return self.worlds.make(Hidden(self.opp_hand, tuple(rest[: self.info.n_down])))
+
+
 class OracleStrategy(ExpertStrategy):
     """The expert's search on the true world: every hidden card and the talon's order
     known. For measurement only (how much of the perfect-information edge a player
@@ -444,3 +468,16 @@ class OracleStrategy(ExpertStrategy):
         if state is None or observation(state, obs["seat"]) != obs:
             raise RuntimeError("the oracle needs the referee's state: it plays only in-process (arena selfplay)")
         return _TrueWorld(info, state)  # type: ignore[return-value]
+
+
+class HandOracleStrategy(OracleStrategy):
+    """The expert's search shown the opponent's hand but not the talon's order: its worlds
+    are the true hands with the face-down talon shuffled. For measurement only, as the
+    oracle: how much the hand alone is worth to the search, the most any inference about
+    it could buy (docs/agents-strength.md, "The oracle gap")."""
+
+    def _worlds(self, info: InfoSet, obs: dict[str, Any]) -> Worlds:
+        state = self.state
+        if state is None or observation(state, obs["seat"]) != obs:
+            raise RuntimeError("the oracle needs the referee's state: it plays only in-process (arena selfplay)")
+        return _HandWorlds(info, state)  # type: ignore[return-value]

@@ -28,8 +28,8 @@ from ..game.state import DRAW_PENDING, FOLLOW, LEAD, State
 from .heuristic import p_any
 
 __all__ = [
-    "Seen", "declined_since", "keep", "lead_values", "marriage_lead", "opponent_likelihood", "play_likelihood",
-    "value_lead_likelihood", "view",
+    "Seen", "declined_since", "history_likelihood", "keep", "lead_values", "marriage_lead", "opponent_likelihood",
+    "play_likelihood", "value_lead_likelihood", "view",
 ]  # fmt: skip
 
 
@@ -118,6 +118,33 @@ def lead_values(h: int, seen: Seen) -> list[tuple[float, int]]:
             score += (1.0 - p_lose) * _OUT
         if seen.theirs + p + beat >= 66:
             score -= p_lose * _OUT
+        out.append((score - keep(c, h, seen), c))
+    return out
+
+
+def follow_values(h: int, lead: int, seen: Seen) -> list[tuple[float, int]]:
+    """``(value, card)`` for answering ``lead`` with each card of ``h`` while the talon is
+    open: the trick's points won (with a marriage in hand worth a share of a lead) or
+    given, a trick that reaches 66, less what the card is worth keeping (the heuristic
+    player's rule for its open-phase follow)."""
+    trump = seen.trump
+    pairs = (h >> KING) & (h >> QUEEN) & MARRIAGE_BITS
+    bonus = 0.0
+    if pairs:
+        bonus = 0.35 * (40.0 if pairs >> (trump * 6) & 1 else 20.0)
+    ls = lead // 6
+    out = []
+    for c in cards_of(h):
+        pts = POINTS[lead] + POINTS[c]
+        cs = c // 6
+        if (c < lead) if cs == ls else cs == trump:
+            score = pts + bonus
+            if seen.mine + pts >= 66:
+                score += _OUT
+        else:
+            score = -pts
+            if seen.theirs + pts >= 66:
+                score -= _OUT
         out.append((score - keep(c, h, seen), c))
     return out
 
@@ -255,3 +282,239 @@ def opponent_likelihood(st: State) -> float:
     if st.phase == FOLLOW:
         return value_lead_likelihood(st)
     return declined_since(st)
+
+
+#: How many of the opponent's past open-phase plays (leads and follows), the latest first,
+#: `history_likelihood` weighs. The latest tell most: the hand has changed by a draw or
+#: more since an older one (2 plays: 0.58 nats about the heuristic's hand where 3 give
+#: 0.60 and 4 0.61, `bench/inference.py`), and each one more multiplies the hands to weigh.
+HISTORY_PLAYS = 3
+
+
+class _History:
+    """What a deal's history says about the opponent's past plays, for every world of one
+    decision (the worlds differ only in the hidden cards): the steps that take its hand
+    now back to each play to weigh (draws, plays, exchanges undone), and for each such
+    play its view then less its hand, the card played, and for a lead the rules' offers it
+    declined."""
+
+    __slots__ = ("o", "steps", "hand_fix", "cache")
+
+    def __init__(self, st: State):
+        log = st.trick_log
+        n = len(log)
+        o = self.o = st.to_act ^ 1
+        v = st.variant
+        last = (v.deck - 2 * v.hand_size) // 2  # the draws follow tricks 0 .. last - 1
+        close_lead = draws_until = n + 1  # leads before close_lead were open; draws followed tricks before draws_until
+        took: dict[int, tuple[int, int]] = {}  # trick -> (gave, took): the opponent's exchanges
+        married: dict[int, int] = {}  # trick -> suit: the opponent's marriages
+        shown: list[tuple[int, int, int]] = []  # (trick, seat, points): every marriage
+        drawn_up = -1  # the turn-up, if the opponent took it with the last draw
+        deck = st.hand[0] | st.hand[1] | (1 << st.lead_card if st.lead_card >= 0 else 0)
+        deck |= 1 << st.turn_up if st.turn_up >= 0 else 0
+        turn = st.turn_up
+        for e in st.events:
+            kind = e[0]
+            if kind == "close":
+                close_lead = e[2]
+                draws_until = e[2] - 1 if e[3] else e[2]
+            elif kind == "exchange":
+                deck |= 1 << e[2] | 1 << e[3]
+                if e[1] == o:
+                    took[e[-1]] = (e[2], e[3])
+            elif kind == "marriage":
+                shown.append((e[-1], e[1], e[3]))
+                if e[1] == o:
+                    married[e[-1]] = e[2]
+            elif kind == "turn_up_drawn":
+                turn = e[2]
+                if e[1] == o:
+                    drawn_up = e[2]
+        for c in st.stock[st.stock_pos :]:
+            deck |= 1 << c
+        for _, a, b, _ in log:
+            deck |= 1 << a | 1 << b
+        for e in reversed(st.events):  # the first turn-up: the exchanges undone
+            if e[0] == "exchange":
+                turn = e[3]
+        # forwards: the plays to weigh, with what the opponent knew at each
+        leads: dict[int, tuple[Seen, float, float]] = {}
+        follows: dict[int, tuple[Seen, int]] = {}
+        pts = [0, 0]
+        gone = 0
+        won = [False, False]
+        for j in range(min(n, last, close_lead)):
+            if j in took:
+                turn = took[j][0]
+            for e in st.events:
+                if e[0] == "exchange" and e[1] != o and e[-1] == j:
+                    turn = e[2]
+            leader, a, b, w = log[j]
+            if leader != o and turn >= 0:
+                counts = [pts[0], pts[1]]
+                for t, s, p in shown:
+                    if t < j or (t == j and s == leader):
+                        counts[s] += p
+                talon = v.deck - 2 * v.hand_size - 2 * j
+                seen = Seen(deck & ~gone & ~(1 << turn) & ~(1 << a), v.hand_size - 1, counts[o], counts[o ^ 1],
+                            st.trump, turn, st.ex_card, talon)  # fmt: skip
+                follows[j] = (seen, a)
+            if leader == o and j not in married and turn >= 0:
+                counts = [pts[0], pts[1]]
+                for t, s, p in shown:
+                    if t < j:
+                        counts[s] += p
+                talon = v.deck - 2 * v.hand_size - 2 * j
+                seen = Seen(deck & ~gone & ~(1 << turn), v.hand_size, counts[o], counts[o ^ 1], st.trump, turn,
+                            st.ex_card, talon)  # fmt: skip
+                pair_ok = won[o] or v.marriage_needs_trick == "to_count"
+                ex_ok = (
+                    j not in took
+                    and (won[o] or not v.exchange_needs_trick)
+                    and (j > 0 or v.exchange_on_first_lead)
+                    and talon >= v.exchange_min_talon
+                )
+                leads[j] = (seen, DECLINED if pair_ok else 1.0, DECLINED if ex_ok else 1.0)
+            gone |= 1 << a | 1 << b
+            pts[w] += POINTS[a] + POINTS[b]
+            won[w] = True
+        # backwards, the latest first: the steps that take the hand now back to those plays
+        pending = st.phase == DRAW_PENDING
+        steps: list[tuple] = []
+        left = HISTORY_PLAYS if leads or follows else 0
+        for j in range(n - 1, -1, -1):
+            if not left:
+                break
+            if j < last and j < draws_until and not (pending and j == n - 1):  # it drew after trick j
+                if j == last - 1 and drawn_up >= 0:
+                    steps.append(("known", 1 << drawn_up))
+                else:
+                    pin = 0  # cards it held before that draw: taken in exchange or shown since
+                    for t, (_, tk) in took.items():
+                        if t <= j:
+                            pin |= 1 << tk
+                    for t, suit in married.items():
+                        if t <= j:
+                            pin |= 1 << (suit * 6 + KING) | 1 << (suit * 6 + QUEEN)
+                    steps.append(("draw", pin))
+            leader, a, b, _ = log[j]
+            steps.append(("play", 1 << (a if leader == o else b)))
+            if j in leads:
+                steps.append(("weigh", j, a, leads[j][0], -1, leads[j][1], leads[j][2]))
+                left -= 1
+            elif j in follows:
+                steps.append(("weigh", j, b, follows[j][0], follows[j][1], 1.0, 1.0))
+                left -= 1
+            if j in took:
+                gave, tk = took[j]
+                steps.append(("swap", tk, gave))
+        self.steps = steps
+        self.hand_fix = took.get(n)  # an exchange on the lead now being played: undone first
+        self.cache: dict[tuple[int, int], float] = {}
+
+    def likelihood(self, h: int, at: dict | None = None) -> float:
+        """The chance of the weighed plays, over every draw history back from hand ``h``;
+        ``at`` (for tests) gets, for each weighed trick, the hands it may have held then
+        with their chances given the plays after it, and its view then (less its hand)."""
+        if self.hand_fix is not None:
+            gave, tk = self.hand_fix
+            h = (h & ~(1 << tk)) | 1 << gave
+        dist = {h: 1.0}
+        cache = self.cache
+        for step in self.steps:
+            kind = step[0]
+            if kind == "draw":
+                pin = step[1]
+                new: dict[int, float] = {}
+                for x, p in dist.items():
+                    free = x & ~pin or x
+                    q = p / free.bit_count()
+                    while free:
+                        low = free & -free
+                        y = x & ~low
+                        new[y] = new.get(y, 0.0) + q
+                        free ^= low
+                dist = new
+            elif kind == "play":
+                bit = step[1]
+                dist = {x | bit: p for x, p in dist.items()}
+            elif kind == "known":
+                bit = step[1]
+                dist = {x & ~bit: p for x, p in dist.items()}
+            elif kind == "swap":
+                tk, gave = step[1], step[2]
+                dist = {(x & ~(1 << tk)) | 1 << gave: p for x, p in dist.items()}
+            else:  # a play to weigh: a lead (lead < 0) or a follow of ``lead``
+                _, j, card, seen, lead, pair_decline, ex_decline = step
+                if at is not None:
+                    at[j] = (_normal(dist), seen)
+                new = {}
+                for x, p in dist.items():
+                    f = cache.get((j, x))
+                    if f is None:
+                        f = cache[(j, x)] = _play_chance(x, card, seen, lead, pair_decline, ex_decline)
+                    new[x] = p * f
+                dist = new
+        return sum(dist.values())
+
+
+def _play_chance(h: int, card: int, seen: Seen, lead: int, pair_decline: float, ex_decline: float) -> float:
+    """How likely ``card`` was from hand ``h`` with the view ``seen`` (its pool still
+    holding the hand): led (``lead`` < 0; times the declines for a marriage pair and the
+    exchange card held), or played on ``lead``."""
+    pool = seen.pool
+    seen.pool = pool & ~h
+    if lead >= 0:
+        f = play_likelihood(follow_values(h, lead, seen), card)
+    else:
+        f = play_likelihood(lead_values(h, seen), card)
+        pairs = (h >> KING) & (h >> QUEEN) & MARRIAGE_BITS
+        if pairs:
+            f *= pair_decline ** pairs.bit_count()
+        if h >> seen.ex_card & 1:
+            f *= ex_decline
+    seen.pool = pool
+    return f
+
+
+def _normal(dist: dict[int, float]) -> dict[int, float]:
+    total = sum(dist.values())
+    return {x: p / total for x, p in dist.items()}
+
+
+_HISTORY: list = [None, None]  # (key, _History) of the last decision weighed
+
+
+def history_likelihood(st: State) -> float:
+    """How likely the opponent's open-phase play in this deal is from the hands world
+    ``st`` gives it: the lead on the table by `value_lead_likelihood`, and its last
+    `HISTORY_PLAYS` plays before that by the heuristic player's rules, which the models
+    copy: a lead by `lead_values` (with `DECLINED` for a marriage or the exchange it could
+    have taken on that lead and did not), a follow by `follow_values`.
+
+    Its hand at a past play is its hand now with the cards it played since put back and
+    the cards it drew since taken out. Which cards it drew is not known, so every draw
+    history is weighed by its chance (each draw any card it then held and had not held
+    before, as likely as another, since every deal is), the hands it may have held merged
+    as the history is undone: the likelihood is exact under the models. What the history
+    alone says (the views at past plays) is worked out once per decision, and a past
+    play's likelihood from a given hand is kept for the other worlds of that decision.
+    (An exchange is taken to come before its trick's lead, as in both presets.)
+
+    Not the agent's: it tells three times what the value model does about the heuristic's
+    hand and measured level in play (docs/agents-strength.md, "The opponent's past
+    plays")."""
+    like = value_lead_likelihood(st) if st.phase == FOLLOW else 1.0
+    if not st.trick_log or st.to_act < 0 or len(st.trick_log) != st.n_tricks:
+        return like
+    key = (st.n_tricks, st.phase, st.to_act, st.lead_card, st.variant, tuple(st.trick_log), tuple(st.events))
+    if _HISTORY[0] != key:
+        _HISTORY[0], _HISTORY[1] = key, _History(st)
+    hist: _History = _HISTORY[1]
+    if not hist.steps:
+        return like
+    h = st.hand[hist.o]
+    if st.phase == FOLLOW and st.lead_card >= 0:
+        h |= 1 << st.lead_card
+    return like * hist.likelihood(h)

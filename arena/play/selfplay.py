@@ -27,9 +27,10 @@ from ..bots.strategies import STRATEGIES, Strategy, make_strategy
 from ..bots.table_strategies import TableGreedy, TableHeuristic
 from ..game import Match, Variant, derive_seed, get_variant, observation
 
-#: Every built-in strategy, by name: what ``arena selfplay --agents`` accepts. The last,
-#: ``expert-oracle``, measures: it is shown the true state (`arena.bots.expert.OracleStrategy`).
-STRATEGY_NAMES = (*STRATEGIES, "heuristic", "expert", "expert-oracle")
+#: Every built-in strategy, by name: what ``arena selfplay --agents`` accepts. The last two
+#: measure: ``expert-oracle`` is shown the true state (`arena.bots.expert.OracleStrategy`),
+#: ``expert-hand-oracle`` the opponent's hand only (`arena.bots.expert.HandOracleStrategy`).
+STRATEGY_NAMES = (*STRATEGIES, "heuristic", "expert", "expert-oracle", "expert-hand-oracle")
 
 
 #: The strategies that play the three- and four-handed forms.
@@ -83,6 +84,10 @@ def make_player(name: str, seed: int, variant: Variant) -> Strategy:
         from ..bots.expert import OracleStrategy
 
         return OracleStrategy(seed, variant=variant)
+    if name == "expert-hand-oracle":
+        from ..bots.expert import HandOracleStrategy
+
+        return HandOracleStrategy(seed, variant=variant)
     raise ValueError(f"unknown strategy {name!r}; built-in strategies: {', '.join(STRATEGY_NAMES)}")
 
 
