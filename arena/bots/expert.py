@@ -463,11 +463,15 @@ class OracleStrategy(ExpertStrategy):
     sees_state = True
     state: State | None = None
 
-    def _worlds(self, info: InfoSet, obs: dict[str, Any]) -> Worlds:
+    def _true_state(self, obs: dict[str, Any]) -> State:
+        """The referee's state behind ``obs``, or `RuntimeError` if it was not handed one."""
         state = self.state
         if state is None or observation(state, obs["seat"]) != obs:
             raise RuntimeError("the oracle needs the referee's state: it plays only in-process (arena selfplay)")
-        return _TrueWorld(info, state)  # type: ignore[return-value]
+        return state
+
+    def _worlds(self, info: InfoSet, obs: dict[str, Any]) -> Worlds:
+        return _TrueWorld(info, self._true_state(obs))  # type: ignore[return-value]
 
 
 class HandOracleStrategy(OracleStrategy):
@@ -477,7 +481,4 @@ class HandOracleStrategy(OracleStrategy):
     it could buy (docs/agents-strength.md, "The oracle gap")."""
 
     def _worlds(self, info: InfoSet, obs: dict[str, Any]) -> Worlds:
-        state = self.state
-        if state is None or observation(state, obs["seat"]) != obs:
-            raise RuntimeError("the oracle needs the referee's state: it plays only in-process (arena selfplay)")
-        return _HandWorlds(info, state)  # type: ignore[return-value]
+        return _HandWorlds(info, self._true_state(obs))  # type: ignore[return-value]
