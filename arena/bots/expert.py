@@ -444,9 +444,10 @@ class _HandWorlds:
         self.info = info
         self.worlds = Worlds(info)
         self.opp_hand = state.hand[info.opp]
+        self.talon = list(cards_of(info.pool & ~self.opp_hand))  # the face-down cards, in no order
 
     def sample(self, rng: random.Random) -> State:
-        rest = list(cards_of(self.info.pool & ~self.opp_hand))
+        rest = self.talon[:]
         rng.shuffle(rest)
         return self.worlds.make(Hidden(self.opp_hand, tuple(rest[: self.info.n_down])))
 

@@ -24,7 +24,7 @@ import math
 
 from ..game.actions import EXCHANGE, MARRY
 from ..game.cards import ACE, KING, MARRIAGE_BITS, POINTS, QUEEN, SUIT_MASK, TEN, cards_of
-from ..game.state import DRAW_PENDING, FOLLOW, LEAD, State
+from ..game.state import DRAW_PENDING, FOLLOW, LEAD, State, pack_of
 from .heuristic import p_any
 
 __all__ = [
@@ -311,8 +311,7 @@ class _History:
         married: dict[int, int] = {}  # trick -> suit: the opponent's marriages
         shown: list[tuple[int, int, int]] = []  # (trick, seat, points): every marriage
         drawn_up = -1  # the turn-up, if the opponent took it with the last draw
-        deck = st.hand[0] | st.hand[1] | (1 << st.lead_card if st.lead_card >= 0 else 0)
-        deck |= 1 << st.turn_up if st.turn_up >= 0 else 0
+        turned: dict[int, int] = {}  # trick -> the turn-up an exchange on its lead left
         turn = st.turn_up
         for e in st.events:
             kind = e[0]
@@ -320,7 +319,7 @@ class _History:
                 close_lead = e[2]
                 draws_until = e[2] - 1 if e[3] else e[2]
             elif kind == "exchange":
-                deck |= 1 << e[2] | 1 << e[3]
+                turned[e[-1]] = e[2]
                 if e[1] == o:
                     took[e[-1]] = (e[2], e[3])
             elif kind == "marriage":
@@ -331,13 +330,12 @@ class _History:
                 turn = e[2]
                 if e[1] == o:
                     drawn_up = e[2]
-        for c in st.stock[st.stock_pos :]:
-            deck |= 1 << c
-        for _, a, b, _ in log:
-            deck |= 1 << a | 1 << b
         for e in reversed(st.events):  # the first turn-up: the exchanges undone
             if e[0] == "exchange":
                 turn = e[3]
+        deck = 0
+        for c in pack_of(v):
+            deck |= 1 << c
         # forwards: the plays to weigh, with what the opponent knew at each
         leads: dict[int, tuple[Seen, float, float]] = {}
         follows: dict[int, tuple[Seen, int]] = {}
@@ -345,37 +343,29 @@ class _History:
         gone = 0
         won = [False, False]
         for j in range(min(n, last, close_lead)):
-            if j in took:
-                turn = took[j][0]
-            for e in st.events:
-                if e[0] == "exchange" and e[1] != o and e[-1] == j:
-                    turn = e[2]
+            turn = turned.get(j, turn)
             leader, a, b, w = log[j]
-            if leader != o and turn >= 0:
+            if turn >= 0 and (leader != o or j not in married):
                 counts = [pts[0], pts[1]]
-                for t, s, p in shown:
+                for t, s, p in shown:  # the marriages shown before its play (the leader's on this lead too)
                     if t < j or (t == j and s == leader):
                         counts[s] += p
                 talon = v.deck - 2 * v.hand_size - 2 * j
-                seen = Seen(deck & ~gone & ~(1 << turn) & ~(1 << a), v.hand_size - 1, counts[o], counts[o ^ 1],
-                            st.trump, turn, st.ex_card, talon)  # fmt: skip
-                follows[j] = (seen, a)
-            if leader == o and j not in married and turn >= 0:
-                counts = [pts[0], pts[1]]
-                for t, s, p in shown:
-                    if t < j:
-                        counts[s] += p
-                talon = v.deck - 2 * v.hand_size - 2 * j
-                seen = Seen(deck & ~gone & ~(1 << turn), v.hand_size, counts[o], counts[o ^ 1], st.trump, turn,
-                            st.ex_card, talon)  # fmt: skip
-                pair_ok = won[o] or v.marriage_needs_trick == "to_count"
-                ex_ok = (
-                    j not in took
-                    and (won[o] or not v.exchange_needs_trick)
-                    and (j > 0 or v.exchange_on_first_lead)
-                    and talon >= v.exchange_min_talon
-                )
-                leads[j] = (seen, DECLINED if pair_ok else 1.0, DECLINED if ex_ok else 1.0)
+                unseen = deck & ~gone & ~(1 << turn)
+                if leader != o:  # a follow: the card led is seen, the leader holds one card less
+                    seen = Seen(unseen & ~(1 << a), v.hand_size - 1, counts[o], counts[o ^ 1], st.trump, turn,
+                                st.ex_card, talon)  # fmt: skip
+                    follows[j] = (seen, a)
+                else:
+                    seen = Seen(unseen, v.hand_size, counts[o], counts[o ^ 1], st.trump, turn, st.ex_card, talon)
+                    pair_ok = won[o] or v.marriage_needs_trick == "to_count"
+                    ex_ok = (
+                        j not in took
+                        and (won[o] or not v.exchange_needs_trick)
+                        and (j > 0 or v.exchange_on_first_lead)
+                        and talon >= v.exchange_min_talon
+                    )
+                    leads[j] = (seen, DECLINED if pair_ok else 1.0, DECLINED if ex_ok else 1.0)
             gone |= 1 << a | 1 << b
             pts[w] += POINTS[a] + POINTS[b]
             won[w] = True
@@ -505,7 +495,7 @@ def history_likelihood(st: State) -> float:
     Not the agent's: it tells three times what the value model does about the heuristic's
     hand and measured level in play (docs/agents-strength.md, "The opponent's past
     plays")."""
-    like = value_lead_likelihood(st) if st.phase == FOLLOW else 1.0
+    like = value_lead_likelihood(st)
     if not st.trick_log or st.to_act < 0 or len(st.trick_log) != st.n_tricks:
         return like
     key = (st.n_tricks, st.phase, st.to_act, st.lead_card, st.variant, tuple(st.trick_log), tuple(st.events))
