@@ -30,6 +30,8 @@ from arena.bots.worlds import Worlds
 from arena.game import (
     CLOSE,
     DECLARE,
+    EXCHANGE,
+    MARRY,
     Match,
     card_str,
     deal_from_cards,
@@ -544,3 +546,43 @@ def test_the_hand_oracle_beats_the_heuristic_in_selfplay():
     rep = selfplay("sixty-six", ["expert-hand-oracle", "heuristic"], 12, 7)  # the referee checks every action
     oracle, heuristic = rep.tallies
     assert oracle.matches_won >= 9 and oracle.game_points > 1.5 * heuristic.game_points, rep.to_dict()
+
+
+@pytest.mark.parametrize("variant", PRESETS)
+def test_the_opponent_in_the_playouts_closes_by_the_model_it_is_given(variant):
+    """`modeled_policy`: the searching seat plays the policy unchanged; the other seat
+    closes exactly where the model says so (from a count of 30, where closing is legal)
+    and otherwise plays as the policy would without closing."""
+    from arena.bots.heuristic import close_by_rule
+    from arena.bots.playout import CLOSE_PROBE_COUNT, modeled_policy
+
+    seen = {0: 0, 1: 0}
+    for st in random_states(variant, 3000, 62, close_rate=0.0):
+        if st.is_over():
+            continue
+        s = st.to_act
+        for me in (0, 1):
+            a = modeled_policy(me, close_by_rule)(st)
+            assert a in st.legal_actions()
+            if s == me or st.strict:
+                assert a == policy_action(st)
+                continue
+            cnt = st.count(s) + (st.mpending[s] if not st.tricks[s] else 0)
+            may = CLOSE in st.legal_actions() and cnt >= CLOSE_PROBE_COUNT and st.marriage_suit < 0
+            special = a == EXCHANGE or MARRY <= a < EXCHANGE or a == DECLARE  # taken before closing
+            if may and not special and (st.step <= 2 or st.phase != 0):
+                rule = close_by_rule(st, s)
+                assert (a == CLOSE) == rule
+                seen[rule] += 1
+    assert seen[0] >= 20 and seen[1] >= 5
+
+
+def test_the_opponent_close_model_is_checked_by_name():
+    with pytest.raises(ValueError, match="opponent_close must be one of seen, rule, either, both, got 'psychic'"):
+        ExpertStrategy(opponent_close="psychic")
+    obs_states = [st for st in random_states("sixty-six", 300, 63) if not st.is_over()][::10]
+    for st in obs_states:
+        obs, legal = observation(st, st.to_act), st.legal_action_strings()
+        for model in ("rule", "either", "both"):
+            x = ExpertStrategy(5, effort=0.2, opponent_close=model)(obs, legal)
+            assert x in legal and ExpertStrategy(5, effort=0.2, opponent_close=model)(obs, legal) == x

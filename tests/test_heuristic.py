@@ -284,3 +284,33 @@ def test_agent_passes_arena_check(tmp_path):
     )
     assert p.returncode == 0, p.stdout + p.stderr
     assert p.stdout.splitlines()[-1].endswith("passed, 0 failed")
+
+
+@pytest.mark.parametrize("variant", BOTH)
+def test_its_close_rule_read_off_an_engine_state_is_the_one_it_plays(variant):
+    """`close_by_rule` (the expert's model of a closer who sees only its own cards) builds
+    the heuristic's view from the engine state directly: every fact equals the view of the
+    observation, and the rule closes exactly where the heuristic itself closes."""
+    from arena.bots.heuristic import _View, close_by_rule
+
+    checked = closes = 0
+    for k in range(60):
+        state = new_deal(variant, derive_seed(8, "deal", k), k % 2)
+        other = GreedyStrategy(k) if k % 3 else HeuristicStrategy(k + 1)
+        players = [HeuristicStrategy(k), other]
+        while not state.is_over():
+            seat = state.current_player()
+            obs = observation(state, seat)
+            legal = state.legal_action_strings()
+            if "close" in legal:
+                fast, slow = _View.of_state(state, seat), _View(obs)
+                for name in _View.__slots__:
+                    assert getattr(fast, name) == getattr(slow, name), (name, obs)
+                rule = close_by_rule(state, seat)
+                assert rule == HeuristicStrategy._should_close(HeuristicStrategy(0), slow)
+                if "draw" in legal and "declare" not in legal:
+                    assert (HeuristicStrategy(k)(obs, legal) == "close") == rule
+                checked += 1
+                closes += rule
+            state.apply_action(players[(seat + k) % 2](obs, legal))
+    assert checked >= 200 and closes >= 5

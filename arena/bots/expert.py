@@ -23,17 +23,30 @@ from ..game.cards import cards_of
 from ..game.observation import observation
 from ..game.state import OVER, State
 from ..game.variant import Variant, get_variant
+from .closed_play import closer_values
 from .endgame import Search, fast_ok, solver_for
+from .heuristic import close_by_rule
 from .inference import history_likelihood, opponent_likelihood, value_lead_likelihood
-from .playout import lead_likelihood, policy_action, seat_value
+from .playout import close_pays, lead_likelihood, modeled_policy, policy_action, seat_value
 from .worlds import Hidden, InfoSet, Worlds
 
 __all__ = [
-    "BUDGETS", "LEAD_MODELS", "ExpertStrategy", "HandOracleStrategy", "OracleStrategy", "deal_utility", "settled",
+    "BUDGETS", "LEAD_MODELS", "OPPONENT_CLOSES", "ExpertStrategy", "HandOracleStrategy", "OracleStrategy",
+    "deal_utility", "settled",
 ]  # fmt: skip
 
 #: How a decision is sized: a fixed number of worlds, or anytime within a time budget.
 BUDGETS = ("samples", "time")
+#: How the opponent closes in the playouts (``opponent_close``), by name: ``"seen"`` by the
+#: policy's own test with every card seen (an omniscient closer; None here), ``"rule"`` by
+#: the heuristic's rule from its own information, ``"either"`` / ``"both"`` when one of
+#: them / both say so.
+OPPONENT_CLOSES: dict[str, Callable[[State, int], bool] | None] = {
+    "seen": None,
+    "rule": close_by_rule,
+    "either": lambda st, s: close_by_rule(st, s) or close_pays(st, s),
+    "both": lambda st, s: close_by_rule(st, s) and close_pays(st, s),
+}
 #: Models of the opponent's open-phase lead that can weigh the worlds (``infer=True``), by
 #: name: each gives a world's weight (see the ``lead_model`` attribute).
 LEAD_MODELS: dict[str, Callable[[State], float]] = {
@@ -166,6 +179,11 @@ class ExpertStrategy:
     #: (4 measured no better than playouts there, at fixed work or at 100 ms a move:
     #: docs/agents-strength.md, "Exact search with four talon cards").
     EXACT_TALON = 2
+    #: Value the close as a closer who cannot see the cards plays it (`closer_values`): each
+    #: of its later plays chosen by this many fresh worlds of its information set there
+    #: (0: every world solved as if seen after the first lead), over the first
+    #: ``CLOSE_WORLDS`` worlds.
+    CLOSE_RESAMPLE = 0
     #: The most worlds a time-budgeted decision samples (beyond this, more barely helps).
     MAX_WORLDS = 3000
     #: A time-budgeted decision checks whether it is settled every this many worlds.
@@ -185,9 +203,12 @@ class ExpertStrategy:
         settle_z: float = 3.0,
         infer: bool = False,
         lead_model: str = "cheap",
+        opponent_close: str = "seen",
     ):
         if lead_model not in LEAD_MODELS:
             raise ValueError(f"lead_model must be one of {', '.join(LEAD_MODELS)}, got {lead_model!r}")
+        if opponent_close not in OPPONENT_CLOSES:
+            raise ValueError(f"opponent_close must be one of {', '.join(OPPONENT_CLOSES)}, got {opponent_close!r}")
         if budget not in BUDGETS:
             raise ValueError(f"budget must be one of {', '.join(BUDGETS)}, got {budget!r}")
         self.seed = seed
@@ -213,6 +234,10 @@ class ExpertStrategy:
         #: weighs our own leads' worlds by what the opponent did not do on its last lead;
         #: measured level with ``"value"``, so not the agent's).
         self.lead_model = lead_model
+        #: How the opponent closes in the playouts: ``"seen"`` by the policy's test with every
+        #: card seen (an omniscient closer), ``"rule"`` by the heuristic's rule from its own
+        #: information (`close_by_rule`).
+        self.opponent_close = opponent_close
         #: Value deal results by the chance to win the match they give (`deal_utility`).
         self.match_aware = True
         self._util: list[float] = [float(g) for g in range(-3, 4)]
@@ -335,10 +360,9 @@ class ExpertStrategy:
         self.last["samples"] = done
         return self._pick(acts, [sum(v) / done for v in series], first)
 
-    def _playout_value(self, st: State, me: int) -> float:
-        """The value for ``me`` of playing ``st`` out: by the policy while the talon is
+    def _playout_value(self, st: State, me: int, policy: Callable[[State], int]) -> float:
+        """The value for ``me`` of playing ``st`` out: by ``policy`` while the talon is
         open, then (with ``solve_tail``) exactly."""
-        policy = self.policy
         apply = st.apply_legal
         if self.solve_tail:
             while st.phase != OVER and not fast_ok(st):
@@ -364,12 +388,15 @@ class ExpertStrategy:
         timed = self.budget == "time"
         if timed:
             n_close = cap if can_close else 0
+        rule = OPPONENT_CLOSES[self.opponent_close]
+        policy = self.policy if rule is None else modeled_policy(me, rule)
         series: list[list[float]] = [[] for _ in cands]
         sums = [0.0] * len(cands)
         close_vals: dict[int, list[float]] = {}  # each first lead's value per world (for `settled`)
         close_sums: dict[int, float] = {}  # ... and its running sum
         close_done = 0
         close_dropped = False
+        close_states: list[State] = []
         first = None
         done = 0
         start = time.perf_counter()
@@ -389,7 +416,7 @@ class ExpertStrategy:
             for j, a in enumerate(cands):
                 st = w.clone()
                 st.apply_legal(a)
-                x = self._playout_value(st, me)
+                x = self._playout_value(st, me, policy)
                 series[j].append(x)
                 sums[j] += x
             # stop valuing the close once it clearly trails the best alternative
@@ -405,6 +432,8 @@ class ExpertStrategy:
                 else:
                     nxt = [a for a in st.legal_actions() if a != DECLARE or st.count(me) >= 66]
                     vals = Search().action_values(st, nxt)
+                    if self.CLOSE_RESAMPLE and len(close_states) < self.CLOSE_WORLDS:
+                        close_states.append(st)
                 for a, val in vals:
                     x = util[(val if me == 0 else -val) + 3]
                     close_vals.setdefault(a, []).append(x)
@@ -415,6 +444,10 @@ class ExpertStrategy:
         means = [s / done for s in sums]
         if close_done:
             close_value = max(close_sums.values()) / close_done
+            if close_states and not close_dropped:
+                seed = rng.getrandbits(32)
+                _, vals = closer_values(close_states, me, util, 1, self.CLOSE_RESAMPLE, seed)
+                close_value = sum(vals) / len(vals)
             self.last["close_value"] = close_value
             self.last["best_other"] = max(means)
             if close_value > util[3] and close_value >= max(means) + self.CLOSE_MARGIN:

@@ -40,7 +40,7 @@ from typing import Any
 
 from ..game.cards import ACE, JACK, KING, NINE, NINES, POINTS, QUEEN, SUIT_MASK, TEN, card_str, cards_of, parse_card
 
-__all__ = ["HeuristicStrategy"]
+__all__ = ["HeuristicStrategy", "close_by_rule"]
 
 _SUITS = "CDHS"
 _PACK_24 = (1 << 24) - 1
@@ -163,6 +163,57 @@ class _View:
         self.declared = declared
         ml = obs.get("marriage_lead")
         self.marriage_lead = _SUITS.index(ml) if ml else -1
+
+    @classmethod
+    def of_state(cls, st: Any, seat: int) -> _View:
+        """The same facts read off an engine `State` with the talon open, without building
+        the observation (for models of this player inside a search): equal to
+        ``_View(observation(st, seat))`` there (tests/test_heuristic.py checks it)."""
+        v = cls.__new__(cls)
+        opp = seat ^ 1
+        v.me, v.opp = seat, opp
+        v.trump = st.trump
+        v.hand = hand = st.hand[seat]
+        played = 0
+        for _, lc, fc, _ in st.trick_log:
+            played |= (1 << lc) | (1 << fc)
+        v.lead = lead = st.lead_card
+        v.turn_up = st.turn_up
+        v.talon = st.talon_size()
+        v.closed = st.closed_by >= 0
+        v.strict = v.talon == 0 or v.closed
+        name = st.variant.name
+        v.schnapsen = name.startswith("schnapsen")
+        v.preset = name in ("sixty-six", "schnapsen")
+        v.ex_card = st.ex_card
+        known = declared = 0
+        for ev in st.events:
+            kind = ev[0]
+            if kind == "marriage":
+                declared |= 1 << ev[2]
+                if ev[1] == opp:
+                    known |= (1 << (ev[2] * 6 + KING)) | (1 << (ev[2] * 6 + QUEEN))
+            elif ev[1] == opp and kind == "exchange":
+                known |= 1 << ev[3]
+            elif ev[1] == opp and kind == "turn_up_drawn":
+                known |= 1 << ev[2]
+        pool = (_PACK_24 if st.variant.deck == 24 else _PACK_20) & ~hand & ~played
+        if v.turn_up >= 0:
+            pool &= ~(1 << v.turn_up)
+        if lead >= 0:
+            pool &= ~(1 << lead)
+        v.played = played | (1 << lead if lead >= 0 else 0)
+        v.known = known & st.hand[opp] & pool
+        v.pool = pool
+        v.unknown = pool & ~v.known
+        v.opp_n = _bits(hand) - (1 if lead >= 0 else 0)
+        v.exact = _bits(pool) <= v.opp_n
+        v.my_pts, v.opp_pts = st.count(seat), st.count(opp)
+        v.my_pending, v.opp_pending = st.mpending[seat], st.mpending[opp]
+        v.my_tricks, v.opp_tricks = st.tricks[seat], st.tricks[opp]
+        v.declared = declared
+        v.marriage_lead = st.marriage_suit
+        return v
 
     @staticmethod
     def _strict_inference(tricks: list[dict[str, Any]], opp: int, trump: int) -> int:
@@ -463,6 +514,13 @@ class _Endgame:
             elif v == best:
                 top.append(o)
         return top
+
+
+def close_by_rule(st: Any, seat: int) -> bool:
+    """Whether this player would close the talon for ``seat`` in the engine `State` ``st``
+    (talon open, closing legal), judging from ``seat``'s information only: a model of a
+    closer who cannot see the other hand, for the expert's playouts."""
+    return HeuristicStrategy._should_close(_RULES, _View.of_state(st, seat))
 
 
 class HeuristicStrategy:
@@ -769,3 +827,7 @@ def _rank_strength(v: _View, c: int) -> float:
     lower = live & ~((1 << (c + 1)) - 1)
     base = _bits(lower) / max(1, _bits(live))
     return base + (0.5 if s == v.trump else 0.0)
+
+
+#: The rules `close_by_rule` applies (they use no randomness).
+_RULES = HeuristicStrategy(0)

@@ -13,7 +13,7 @@ from ..game.state import CLOSE_OFFER, DRAW_PENDING, FOLLOW, LEAD, OVER, State
 from ..game.variant import Variant
 from .inference import marriage_lead
 
-__all__ = ["lead_likelihood", "playout", "policy_action"]
+__all__ = ["close_pays", "lead_likelihood", "modeled_policy", "playout", "policy_action"]
 
 
 def policy_action(st: State) -> int:
@@ -42,7 +42,7 @@ def policy_action(st: State) -> int:
     if ph == DRAW_PENDING:
         if st.tricks[s] and st.count(s) >= 66:
             return DECLARE
-        return CLOSE if _close_pays(st, s) else DRAW
+        return CLOSE if close_pays(st, s) else DRAW
     if ph == CLOSE_OFFER:
         return EXCHANGE
     raise ValueError("policy_action: the deal is over")
@@ -52,15 +52,22 @@ def policy_action(st: State) -> int:
 CLOSE_PROBE_COUNT = 30
 
 
-def _close_pays(st: State, s: int) -> bool:
-    """Whether closing now wins the deal for ``s`` when the rest is played out greedily
-    with every card known (`_closed_sim`: a quick perfect-information test, for playouts)."""
+def _may_close(st: State, s: int) -> bool:
+    """Whether a playout asks if ``s`` closes: a count of `CLOSE_PROBE_COUNT` or more
+    (pending marriage points included) and enough talon cards to close."""
     cnt = st.count(s) + (st.mpending[s] if not st.tricks[s] else 0)
     if cnt < CLOSE_PROBE_COUNT:
         return False
     v = st.variant
-    if st.talon_size() < v.close_min_talon or (not v.close_on_first_lead and st.n_tricks == 0):
+    return st.talon_size() >= v.close_min_talon and (v.close_on_first_lead or st.n_tricks > 0)
+
+
+def close_pays(st: State, s: int) -> bool:
+    """Whether closing now wins the deal for ``s`` when the rest is played out greedily
+    with every card known (`_closed_sim`: a quick perfect-information test, for playouts)."""
+    if not _may_close(st, s):
         return False
+    v = st.variant
     o = s ^ 1
     return _closed_sim(
         v,
@@ -119,7 +126,7 @@ def _closed_sim(v: Variant, trump: int, hc: int, ho: int, pc: int, po: int, tc: 
         closer_leads = closer_won
 
 
-def _policy_lead(st: State, s: int) -> int:
+def _policy_lead(st: State, s: int, close_pays: Callable[[State, int], bool] = close_pays) -> int:
     h = st.hand[s]
     if st.tricks[s] and st.count(s) >= 66:
         return DECLARE
@@ -127,7 +134,7 @@ def _policy_lead(st: State, s: int) -> int:
     ms = st.marriage_suit
     step = st.step
     if ms >= 0:
-        if not st.strict and step <= 2 and _close_pays(st, s):
+        if not st.strict and step <= 2 and close_pays(st, s):
             return CLOSE
         k = ms * 6 + KING
         return k if st.variant.marriage_lead == "king_only" else k + 1
@@ -145,11 +152,36 @@ def _policy_lead(st: State, s: int) -> int:
                     best_m = a
         if best_m >= 0:
             return best_m
-    if not st.strict and step <= 2 and _close_pays(st, s):
+    if not st.strict and step <= 2 and close_pays(st, s):
         return CLOSE
     if not st.strict:
         return _cheapest_open_lead(h, trump)
     return _strict_lead(h, st.hand[s ^ 1], trump)
+
+
+def modeled_policy(me: int, close_rule: Callable[[State, int], bool]) -> Callable[[State], int]:
+    """The playout policy with the other seat of ``me`` closing by ``close_rule(state,
+    seat)`` (a model of how it decides from its own information) instead of the policy's
+    perfect-information test; from a count of `CLOSE_PROBE_COUNT`, where closing is legal.
+    ``me`` plays `policy_action` unchanged."""
+
+    def close_pays(st: State, s: int) -> bool:
+        return _may_close(st, s) and close_rule(st, s)
+
+    def policy(st: State) -> int:
+        s = st.to_act
+        if s == me or st.strict:
+            return policy_action(st)
+        ph = st.phase
+        if ph == LEAD:
+            return _policy_lead(st, s, close_pays)
+        if ph == DRAW_PENDING:
+            if st.tricks[s] and st.count(s) >= 66:
+                return DECLARE
+            return CLOSE if close_pays(st, s) else DRAW
+        return policy_action(st)
+
+    return policy
 
 
 def _strict_lead(h: int, o: int, trump: int) -> int:
