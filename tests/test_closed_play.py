@@ -66,16 +66,16 @@ def test_a_closer_who_cannot_see_does_no_better_than_one_who_can(variant):
         for w in ws:
             for a, val in Search().action_values(w, acts):
                 solved[a].append(util[(val if seat == 0 else -val) + 3])
-        first, old = closer_values(ws, seat, util, 1)
+        first, old = closer_values(ws, seat, util)
         assert first in acts and old == solved[first]
         assert sum(old) == max(sum(x) for x in solved.values())
         if sum(old) < -len(ws):  # a close that loses anyway: nothing to tell
             continue
         # replanning each later play over fresh worlds can only lose against an opponent who plays
         # its exact best reply in each world (that reply holds any closer to the world's value)
-        first2, nested = closer_values(ws, seat, util, 1, 6, 7)
+        first2, nested = closer_values(ws, seat, util, 6, 7)
         assert all(x <= y + 1e-9 for x, y in zip(nested, solved[first2], strict=True))
-        assert (first2, nested) == closer_values(ws, seat, util, 1, 6, 7)  # deterministic per seed
+        assert (first2, nested) == closer_values(ws, seat, util, 6, 7)  # deterministic per seed
         checked += 1
         lower += sum(nested) < sum(solved[first2]) - 1e-9
     assert checked >= 6

@@ -1,19 +1,19 @@
-"""The value of a close to the closer who cannot see the cards: its plays chosen once for
-every world it cannot tell apart, not per world.
+"""The value of a close to a closer who cannot see the cards: its later plays chosen as
+the expert would choose them, over worlds of what it knows, not per world.
 
 Solving a closed deal in each sampled world values the close as if the closer knew the
-opponent's hand from the first trick on: in every world it plays that world's best line.
-That flatters the close (docs/agents-strength.md, "The close's margin"): a real closer
-plays one card for all the hands it cannot tell apart, and learns only what the
-opponent's plays show. `closer_values` plays the closed deal over all the worlds at once:
-at each of the closer's first ``depth`` decisions it picks the one action with the best
-mean over the worlds that agree with everything it has seen (the cards the opponent has
-played), and the opponent answers each world with its exact best play there (it is
-credited with seeing the closer's hand: the value errs towards caution). After ``depth``
-decisions each world is solved exactly as before. ``depth=1`` is the old valuation: the
-best first lead on average, the rest seen.
+opponent's hand from the second trick on: in every world it plays that world's best line.
+`closer_values` plays the closed deal out in each world instead: the closer's first
+action is the one with the best mean over all the worlds (as before), and each later
+play of the closer is chosen by the mean of exact values over ``resample`` fresh worlds
+of its information set at that point (what the opponent has played since included),
+which is how the expert plays once the talon is closed. The opponent answers in each
+world with its exact best play there (it is credited with seeing the closer's hand, so
+the value errs towards caution). With ``resample=0`` every world is solved after the
+first action: the old valuation.
 
-Pure and deterministic: states in, values out.
+Measured, not the agent's (docs/agents-strength.md, "The close valued by a closer who
+cannot see"). Deterministic for its seed; no I/O, no clock.
 """
 
 from __future__ import annotations
@@ -31,87 +31,85 @@ __all__ = ["closer_values"]
 
 
 def closer_values(
-    states: Sequence[State], me: int, util: Sequence[float], depth: int, resample: int = 0, seed: int = 0
+    states: Sequence[State], me: int, util: Sequence[float], resample: int = 0, seed: int = 0
 ) -> tuple[int, list[float]]:
-    """The closer's first action and each world's utility (``util`` by game points -3..3,
-    for seat ``me``) when it plays its first ``depth`` decisions by the mean over the
-    worlds it cannot tell apart. ``states`` are worlds of one information set with ``me``
-    to act (just after the close)."""
-    search = Search()
-    if resample:
-        _NESTED.update(k=resample, rng=random.Random(seed), variant=states[0].variant)
-    else:
-        _NESTED.clear()
-    return _choose(list(states), me, util, depth, search)
+    """The closer's best first action and each world's utility for seat ``me`` (``util`` by
+    game points -3..3) when it plays on as described above. ``states`` are worlds of one
+    information set with ``me`` to act, just after the close."""
+    return _Closer(me, util, resample, seed).choose(list(states), first=True)
 
 
-_NESTED: dict = {}
+class _Closer:
+    """One valuation: the closer's seat, the utility, the fresh worlds' count and generator."""
 
+    def __init__(self, me: int, util: Sequence[float], resample: int, seed: int):
+        self.me = me
+        self.util = util
+        self.resample = resample
+        self.rng = random.Random(seed)
+        self.search = Search()
 
-def _pimc_choice(st: State, me: int, util: Sequence[float], acts: list[int], search: Search) -> int:
-    """The closer's action at a later decision as the expert plays it: the best mean of
-    exact values over fresh worlds of its information set there."""
-    info = InfoSet(observation(st, me), _NESTED["variant"])
-    worlds = Worlds(info)
-    rng = _NESTED["rng"]
-    sums = [0.0] * len(acts)
-    for _ in range(_NESTED["k"]):
-        w = worlds.sample(rng)
-        for j, (_, val) in enumerate(search.action_values(w, acts)):
-            sums[j] += _u(val, me, util)
-    return acts[max(range(len(acts)), key=sums.__getitem__)]
+    def solved(self, states: list[State]) -> list[float]:
+        return [self.util[(v if self.me == 0 else -v) + 3] for v in map(self.search.value, states)]
 
+    def choose(self, states: list[State], first: bool = False) -> tuple[int, list[float]]:
+        """The closer to act in every state (worlds it cannot tell apart): its action and
+        each state's utility. The first action is the best mean over the states; a later
+        one is chosen over fresh worlds (`later`), or, with no resampling, every state is
+        solved from here."""
+        me = self.me
+        st0 = states[0]
+        acts = [a for a in st0.legal_actions() if a != DECLARE or st0.count(me) >= 66]
+        if len(acts) == 1 and acts[0] == DECLARE:
+            return -1, self.solved(states)
+        if DECLARE in acts:
+            return DECLARE, self.after(states, DECLARE)
+        if not first:
+            if not self.resample or len(acts) == 1:
+                return -1, self.solved(states)
+            a = self.later(st0, acts)
+            return a, self.after(states, a)
+        best_a, best_vals, best_mean = -1, [], -1e9
+        for a in acts:
+            vals = self.after(states, a)
+            mean = sum(vals) / len(vals)
+            if mean > best_mean + 1e-12:
+                best_a, best_vals, best_mean = a, vals, mean
+        return best_a, best_vals
 
-def _u(val: int, me: int, util: Sequence[float]) -> float:
-    return util[(val if me == 0 else -val) + 3]
+    def after(self, states: list[State], a: int) -> list[float]:
+        """Each state's utility after the closer plays ``a``: the opponent answers with its
+        exact best play in each world; worlds where it played the same are one information
+        set again, and the closer chooses once for them."""
+        me, util = self.me, self.util
+        out = [0.0] * len(states)
+        groups: dict[tuple[int, ...], list[int]] = {}
+        nxt: list[State] = []
+        for i, s in enumerate(states):
+            s = s.clone()
+            s.apply_legal(a)
+            seen: list[int] = []
+            while s.phase != OVER and s.to_act != me:
+                replies = self.search.action_values(s)
+                b = min(replies, key=lambda r: util[(r[1] if me == 0 else -r[1]) + 3])[0]
+                s.apply_legal(b)
+                seen.append(b)
+            nxt.append(s)
+            groups.setdefault(tuple(seen), []).append(i)
+        for idx in groups.values():
+            group = [nxt[i] for i in idx]
+            vals = self.solved(group) if group[0].phase == OVER else self.choose(group)[1]
+            for i, x in zip(idx, vals, strict=True):
+                out[i] = x
+        return out
 
-
-def _choose(states: list[State], me: int, util: Sequence[float], depth: int, search: Search) -> tuple[int, list[float]]:
-    """``me`` to act in every state (the same information set): the best action by the mean
-    and each state's utility under it."""
-    st0 = states[0]
-    acts = [a for a in st0.legal_actions() if a != DECLARE or st0.count(me) >= 66]
-    if len(acts) == 1 and acts[0] == DECLARE:
-        return -1, [_u(search.value(s), me, util) for s in states]
-    if DECLARE in acts:
-        return DECLARE, _after(states, DECLARE, me, util, depth - 1, search)
-    if depth <= 0:
-        if not _NESTED or len(acts) == 1:
-            return -1, [_u(search.value(s), me, util) for s in states]
-        a = acts[0] if len(acts) == 1 else _pimc_choice(states[0], me, util, acts, search)
-        return a, _after(states, a, me, util, 0, search)
-    best_a, best_vals, best_mean = -1, [], -1e9
-    for a in acts:
-        vals = _after(states, a, me, util, depth - 1, search)
-        mean = sum(vals) / len(vals)
-        if mean > best_mean + 1e-12:
-            best_a, best_vals, best_mean = a, vals, mean
-    return best_a, best_vals
-
-
-def _after(states: list[State], a: int, me: int, util: Sequence[float], depth: int, search: Search) -> list[float]:
-    """Each state's utility after ``me`` plays ``a``: the opponent answers with its exact
-    best play in each world; worlds where it did the same are one information set again."""
-    out = [0.0] * len(states)
-    groups: dict[tuple[int, ...], list[int]] = {}
-    nxt: list[State] = []
-    for i, s in enumerate(states):
-        s = s.clone()
-        s.apply_legal(a)
-        seen: list[int] = []
-        while s.phase != OVER and s.to_act != me:
-            replies = search.action_values(s)
-            b = min(replies, key=lambda r: _u(r[1], me, util))[0]
-            s.apply_legal(b)
-            seen.append(b)
-        nxt.append(s)
-        groups.setdefault(tuple(seen), []).append(i)
-    for idx in groups.values():
-        group = [nxt[i] for i in idx]
-        if group[0].phase == OVER:
-            vals = [_u(search.value(s), me, util) for s in group]
-        else:
-            _, vals = _choose(group, me, util, depth, search)
-        for i, x in zip(idx, vals, strict=True):
-            out[i] = x
-    return out
+    def later(self, st: State, acts: list[int]) -> int:
+        """The closer's play at a later decision, as the expert plays once the talon is
+        closed: the best mean of exact values over fresh worlds of its information set."""
+        worlds = Worlds(InfoSet(observation(st, self.me), st.variant))
+        sums = [0.0] * len(acts)
+        for _ in range(self.resample):
+            w = worlds.sample(self.rng)
+            for j, (_, val) in enumerate(self.search.action_values(w, acts)):
+                sums[j] += self.util[(val if self.me == 0 else -val) + 3]
+        return acts[max(range(len(acts)), key=sums.__getitem__)]

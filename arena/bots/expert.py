@@ -234,9 +234,9 @@ class ExpertStrategy:
         #: weighs our own leads' worlds by what the opponent did not do on its last lead;
         #: measured level with ``"value"``, so not the agent's).
         self.lead_model = lead_model
-        #: How the opponent closes in the playouts: ``"seen"`` by the policy's test with every
-        #: card seen (an omniscient closer), ``"rule"`` by the heuristic's rule from its own
-        #: information (`close_by_rule`).
+        #: How the opponent closes in the playouts, a name in `OPPONENT_CLOSES`: ``"seen"``
+        #: (2.2.0: as if it saw every card) or a model of closing from its own information;
+        #: ``"rule"`` gains against the heuristic and loses against 2.2.0, so not the agent's.
         self.opponent_close = opponent_close
         #: Value deal results by the chance to win the match they give (`deal_utility`).
         self.match_aware = True
@@ -446,7 +446,7 @@ class ExpertStrategy:
             close_value = max(close_sums.values()) / close_done
             if close_states and not close_dropped:
                 seed = rng.getrandbits(32)
-                _, vals = closer_values(close_states, me, util, 1, self.CLOSE_RESAMPLE, seed)
+                _, vals = closer_values(close_states, me, util, self.CLOSE_RESAMPLE, seed)
                 close_value = sum(vals) / len(vals)
             self.last["close_value"] = close_value
             self.last["best_other"] = max(means)

@@ -36,9 +36,12 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..game.cards import ACE, JACK, KING, NINE, NINES, POINTS, QUEEN, SUIT_MASK, TEN, card_str, cards_of, parse_card
+
+if TYPE_CHECKING:
+    from ..game.state import State
 
 __all__ = ["HeuristicStrategy", "close_by_rule"]
 
@@ -165,7 +168,7 @@ class _View:
         self.marriage_lead = _SUITS.index(ml) if ml else -1
 
     @classmethod
-    def of_state(cls, st: Any, seat: int) -> _View:
+    def of_state(cls, st: State, seat: int) -> _View:
         """The same facts read off an engine `State` with the talon open, without building
         the observation (for models of this player inside a search): equal to
         ``_View(observation(st, seat))`` there (tests/test_heuristic.py checks it)."""
@@ -516,7 +519,7 @@ class _Endgame:
         return top
 
 
-def close_by_rule(st: Any, seat: int) -> bool:
+def close_by_rule(st: State, seat: int) -> bool:
     """Whether this player would close the talon for ``seat`` in the engine `State` ``st``
     (talon open, closing legal), judging from ``seat``'s information only: a model of a
     closer who cannot see the other hand, for the expert's playouts."""
