@@ -16,9 +16,10 @@ from .inference import marriage_lead
 __all__ = ["close_pays", "lead_likelihood", "modeled_policy", "playout", "policy_action"]
 
 
-def policy_action(st: State) -> int:
+def policy_action(st: State, closes: Callable[[State, int], bool] | None = None) -> int:
     """A fast, greedy-like choice for the seat to act in a (perfect-information) world:
-    the playout policy.
+    the playout policy. ``closes(state, seat)``, if given, decides whether to close
+    instead of the policy's own test (`close_pays`; see `modeled_policy`).
 
     Claims 66 when true, always exchanges and shows marriages (40 first). Closes when a
     quick playout of the closed deal with every card known wins it (from a count of
@@ -38,11 +39,11 @@ def policy_action(st: State) -> int:
             return DECLARE
         return _policy_follow(st, s) if st.strict else _follow_kv(st, s)
     if ph == LEAD:
-        return _policy_lead(st, s)
+        return _policy_lead(st, s) if closes is None else _policy_lead(st, s, closes)
     if ph == DRAW_PENDING:
         if st.tricks[s] and st.count(s) >= 66:
             return DECLARE
-        return CLOSE if close_pays(st, s) else DRAW
+        return CLOSE if (close_pays if closes is None else closes)(st, s) else DRAW
     if ph == CLOSE_OFFER:
         return EXCHANGE
     raise ValueError("policy_action: the deal is over")
@@ -169,17 +170,7 @@ def modeled_policy(me: int, close_rule: Callable[[State, int], bool]) -> Callabl
         return _may_close(st, s) and close_rule(st, s)
 
     def policy(st: State) -> int:
-        s = st.to_act
-        if s == me or st.strict:
-            return policy_action(st)
-        ph = st.phase
-        if ph == LEAD:
-            return _policy_lead(st, s, close_pays)
-        if ph == DRAW_PENDING:
-            if st.tricks[s] and st.count(s) >= 66:
-                return DECLARE
-            return CLOSE if close_pays(st, s) else DRAW
-        return policy_action(st)
+        return policy_action(st) if st.to_act == me else policy_action(st, close_pays)
 
     return policy
 
