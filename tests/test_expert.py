@@ -578,11 +578,12 @@ def test_the_opponent_in_the_playouts_closes_by_the_model_it_is_given(variant):
 
 
 def test_the_opponent_close_model_is_checked_by_name():
-    with pytest.raises(ValueError, match="opponent_close must be one of seen, rule, either, both, got 'psychic'"):
+    names = "seen, rule, either, both, never, adaptive"
+    with pytest.raises(ValueError, match=f"opponent_close must be one of {names}, got 'psychic'"):
         ExpertStrategy(opponent_close="psychic")
     obs_states = [st for st in random_states("sixty-six", 300, 63) if not st.is_over()][::10]
     for st in obs_states:
         obs, legal = observation(st, st.to_act), st.legal_action_strings()
-        for model in ("rule", "either", "both"):
+        for model in ("rule", "either", "both", "never", "adaptive"):
             x = ExpertStrategy(5, effort=0.2, opponent_close=model)(obs, legal)
             assert x in legal and ExpertStrategy(5, effort=0.2, opponent_close=model)(obs, legal) == x

@@ -24,9 +24,10 @@ from ..game.observation import observation
 from ..game.state import OVER, State
 from ..game.variant import Variant, get_variant
 from .closed_play import closer_values
+from .closer_model import CloserEvidence
 from .endgame import Search, fast_ok, solver_for
 from .heuristic import close_by_rule
-from .inference import history_likelihood, opponent_likelihood, value_lead_likelihood
+from .inference import history_likelihood, opponent_likelihood, value_lead_chance, value_lead_likelihood
 from .playout import close_pays, lead_likelihood, modeled_policy, policy_action, seat_value
 from .worlds import Hidden, InfoSet, Worlds
 
@@ -40,13 +41,23 @@ BUDGETS = ("samples", "time")
 #: How the opponent closes in the playouts (``opponent_close``), by name: ``"seen"`` by the
 #: policy's own test with every card seen (an omniscient closer; None here), ``"rule"`` by
 #: the heuristic's rule from its own information, ``"either"`` / ``"both"`` when one of
-#: them / both say so.
+#: them / both say so, ``"never"``; ``"adaptive"``: by the rule once this match's evidence
+#: (`CloserEvidence`) makes it a player of the rule more likely than not, else ``"seen"``.
 OPPONENT_CLOSES: dict[str, Callable[[State, int], bool] | None] = {
     "seen": None,
     "rule": close_by_rule,
     "either": lambda st, s: close_by_rule(st, s) or close_pays(st, s),
     "both": lambda st, s: close_by_rule(st, s) and close_pays(st, s),
+    "never": lambda st, s: False,
+    "adaptive": close_by_rule,
 }
+#: With ``opponent_close="adaptive"``: the rule is used once the match's evidence gives
+#: it at least this chance (`CloserEvidence`); before, the opponent closes as if it saw.
+ADAPT_AT = 0.5
+#: Worlds that weigh one of the opponent's leads as evidence of how it closes.
+EVIDENCE_WORLDS = 32
+#: The temperature of the other hypothesis's leads: by value, loosely.
+LOOSE = 8.0
 #: Models of the opponent's open-phase lead that can weigh the worlds (``infer=True``), by
 #: name: each gives a world's weight (see the ``lead_model`` attribute).
 LEAD_MODELS: dict[str, Callable[[State], float]] = {
@@ -182,7 +193,8 @@ class ExpertStrategy:
     #: Value the close as a closer who cannot see the cards plays it (`closer_values`): each
     #: of its later plays chosen by this many fresh worlds of its information set there
     #: (0: every world solved as if seen after the first lead), over the first
-    #: ``CLOSE_WORLDS`` worlds.
+    #: ``CLOSE_WORLDS`` worlds; with two talon cards left, the solved close is lowered by
+    #: the shortfall those worlds show.
     CLOSE_RESAMPLE = 0
     #: The most worlds a time-budgeted decision samples (beyond this, more barely helps).
     MAX_WORLDS = 3000
@@ -236,8 +248,15 @@ class ExpertStrategy:
         self.lead_model = lead_model
         #: How the opponent closes in the playouts, a name in `OPPONENT_CLOSES`: ``"seen"``
         #: (2.2.0: as if it saw every card) or a model of closing from its own information;
-        #: ``"rule"`` gains against the heuristic and loses against 2.2.0, so not the agent's.
+        #: ``"rule"`` gains against the heuristic and loses against 2.2.0, ``"adaptive"`` gains
+        #: little against the one and loses a little against the other: neither is the agent's.
         self.opponent_close = opponent_close
+        #: With ``"adaptive"``: what this match has shown of how the opponent closes.
+        self.closer = None
+        if opponent_close == "adaptive":
+            self.closer = CloserEvidence(
+                close_by_rule, lead_chance=value_lead_chance, loose_lead_chance=lambda w: value_lead_chance(w, LOOSE)
+            )
         #: Value deal results by the chance to win the match they give (`deal_utility`).
         self.match_aware = True
         self._util: list[float] = [float(g) for g in range(-3, 4)]
@@ -272,6 +291,8 @@ class ExpertStrategy:
 
     def choose(self, obs: dict[str, Any], legal: Sequence[str], time_left_ms: float | None = None) -> str:
         t0 = time.perf_counter()
+        if self.closer is not None and obs["phase"] == "follow":
+            self._weigh_lead(obs, legal)
         if len(legal) == 1:
             self.last = {"kind": "forced", "samples": 0, "ms": 0.0}
             return legal[0]
@@ -287,6 +308,16 @@ class ExpertStrategy:
         a = self._decide(obs, acts, v, rng, deadline)
         self.last["ms"] = (time.perf_counter() - t0) * 1000
         return action_str(a)
+
+    def _weigh_lead(self, obs: dict[str, Any], legal: Sequence[str]) -> None:
+        """Add the opponent's lead on the table to the evidence of how it closes."""
+        v = self.variant or get_variant(obs["variant"])
+        if v.players != 2 or obs.get("current_trick") is None or obs["talon_size"] == 0:
+            return
+        worlds = Worlds(InfoSet(obs, v))  # uniform: the lead's chance weighs them in the evidence
+        rng = random.Random(_decision_seed(self.seed ^ 0xC105E, obs, legal))
+        assert self.closer is not None
+        self.closer.observe(lambda: worlds.sample(rng), 1 if worlds.fixed else EVIDENCE_WORLDS)
 
     # -- the decision procedure -------------------------------------------------------------
     def _decide(
@@ -345,6 +376,8 @@ class ExpertStrategy:
         first = None
         done = 0
         cap = n if n == 1 else self._cap(n)
+        resample = self.CLOSE_RESAMPLE and CLOSE in acts and n > 1
+        kept: list[State] = []
         start = time.perf_counter()
         for i in range(cap):
             if i and _out_of_time(start, i, deadline[i >= n]):
@@ -354,11 +387,24 @@ class ExpertStrategy:
             w = worlds.sample(rng)
             if first is None:
                 first = w
+            if resample and len(kept) < self.CLOSE_WORLDS:
+                kept.append(w)
             for j, (_, val) in enumerate(Search().action_values(w, acts)):
                 series[j].append(util[(val if me == 0 else -val) + 3])
             done += 1
         self.last["samples"] = done
-        return self._pick(acts, [sum(v) / done for v in series], first)
+        means = [sum(v) / done for v in series]
+        if kept:  # the close as a closer who cannot see plays it: its shortfall, world by world
+            states = [w.clone() for w in kept]
+            for st in states:
+                st.apply_legal(CLOSE)
+            if all(st.to_act == me for st in states):
+                j = acts.index(CLOSE)
+                _, vals = closer_values(states, me, util, self.CLOSE_RESAMPLE, rng.getrandbits(32))
+                means[j] -= sum(series[j][: len(vals)]) / len(vals) - sum(vals) / len(vals)
+        if CLOSE in acts:
+            self.last["close_value"] = means[acts.index(CLOSE)]
+        return self._pick(acts, means, first)
 
     def _playout_value(self, st: State, me: int, policy: Callable[[State], int]) -> float:
         """The value for ``me`` of playing ``st`` out: by ``policy`` while the talon is
@@ -389,6 +435,8 @@ class ExpertStrategy:
         if timed:
             n_close = cap if can_close else 0
         rule = OPPONENT_CLOSES[self.opponent_close]
+        if self.closer is not None and self.closer.p_rule < ADAPT_AT:
+            rule = None
         policy = self.policy if rule is None else modeled_policy(me, rule)
         series: list[list[float]] = [[] for _ in cands]
         sums = [0.0] * len(cands)

@@ -198,6 +198,21 @@ def value_lead_likelihood(st: State) -> float:
     return play_likelihood(lead_values(h, seen), lc) * _declined(st, o, h)
 
 
+def value_lead_chance(st: State, temperature: float = TEMPERATURE) -> float:
+    """The chance, among its cards, that a player leading by `lead_values` leads the card on
+    the table from the hand world ``st`` gives the leader: each card's likelihood against
+    the best card's, ``exp(-gap / temperature)`` floored at `FLOOR` (`play_likelihood`'s
+    rule), normalized over the hand; ``1 / cards`` where there is nothing to weigh."""
+    o = st.leader
+    h = st.hand[o] | 1 << st.lead_card
+    if st.phase != FOLLOW or st.strict or marriage_lead(st):
+        return 1 / h.bit_count()
+    values = lead_values(h, view(st, o))
+    best = max(v for v, _ in values)
+    like = {c: max(FLOOR, math.exp((v - best) / temperature)) for v, c in values}
+    return like[st.lead_card] / sum(like.values())
+
+
 #: A leader that could have shown a marriage, or exchanged for the turn-up, and did not is
 #: this much less likely to hold one (every player here always does both, but a player
 #: may have its reasons).
