@@ -248,8 +248,9 @@ class ExpertStrategy:
         self.lead_model = lead_model
         #: How the opponent closes in the playouts, a name in `OPPONENT_CLOSES`: ``"seen"``
         #: (2.2.0: as if it saw every card) or a model of closing from its own information;
-        #: ``"rule"`` gains against the heuristic and loses against 2.2.0, ``"adaptive"`` gains
-        #: little against the one and loses a little against the other: neither is the agent's.
+        #: ``"rule"`` gains against the heuristic and loses against 2.2.0; ``"adaptive"`` keeps
+        #: part of the gain and is level with 2.2.0 within the noise: not proven better, so
+        #: neither is the agent's.
         self.opponent_close = opponent_close
         #: With ``"adaptive"``: what this match has shown of how the opponent closes.
         self.closer = None
