@@ -7,6 +7,7 @@ import pytest
 from arena.bots.closer_model import CloserEvidence, before_lead
 from arena.bots.expert import ExpertStrategy
 from arena.bots.heuristic import HeuristicStrategy, close_by_rule
+from arena.bots.inference import lead_values, marriage_lead, value_lead_chance, view
 from arena.game import derive_seed, get_variant
 from arena.play.selfplay import play_match
 
@@ -111,8 +112,6 @@ def test_a_lead_that_says_nothing_about_closing_is_not_evidence():
 def test_the_lead_chance_is_a_distribution_over_the_leaders_cards():
     """`value_lead_chance`: over the cards the leader could have led instead, the chances
     sum to 1, the card of best value is the likeliest, and a higher temperature is flatter."""
-    from arena.bots.inference import lead_values, marriage_lead, value_lead_chance, view
-
     v = get_variant("sixty-six")
     log = []
     exp = _Seeing(ExpertStrategy(1, variant=v, effort=0.2), log)

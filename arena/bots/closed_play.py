@@ -49,8 +49,12 @@ class _Closer:
         self.rng = random.Random(seed)
         self.search = Search()
 
+    def u(self, val: int) -> float:
+        """The closer's utility of a deal result ``val`` (game points for seat 0)."""
+        return self.util[(val if self.me == 0 else -val) + 3]
+
     def solved(self, states: list[State]) -> list[float]:
-        return [self.util[(v if self.me == 0 else -v) + 3] for v in map(self.search.value, states)]
+        return [self.u(v) for v in map(self.search.value, states)]
 
     def choose(self, states: list[State], first: bool = False) -> tuple[int, list[float]]:
         """The closer to act in every state (worlds it cannot tell apart): its action and
@@ -81,7 +85,7 @@ class _Closer:
         """Each state's utility after the closer plays ``a``: the opponent answers with its
         exact best play in each world; worlds where it played the same are one information
         set again, and the closer chooses once for them."""
-        me, util = self.me, self.util
+        me = self.me
         out = [0.0] * len(states)
         groups: dict[tuple[int, ...], list[int]] = {}
         nxt: list[State] = []
@@ -91,7 +95,7 @@ class _Closer:
             seen: list[int] = []
             while s.phase != OVER and s.to_act != me:
                 replies = self.search.action_values(s)
-                b = min(replies, key=lambda r: util[(r[1] if me == 0 else -r[1]) + 3])[0]
+                b = min(replies, key=lambda r: self.u(r[1]))[0]
                 s.apply_legal(b)
                 seen.append(b)
             nxt.append(s)
@@ -111,5 +115,5 @@ class _Closer:
         for _ in range(self.resample):
             w = worlds.sample(self.rng)
             for j, (_, val) in enumerate(self.search.action_values(w, acts)):
-                sums[j] += self.util[(val if self.me == 0 else -val) + 3]
+                sums[j] += self.u(val)
         return acts[max(range(len(acts)), key=sums.__getitem__)]

@@ -117,18 +117,15 @@ class CloserEvidence:
             if seen is not None:  # the same in every world: it turns on public facts only
                 pre, closed = seen
                 said += q * self.rule(pre, pre.to_act)
-        self.log_odds += math.log(mass / plain)
-        if closed is None:
-            self.log_odds = max(-20.0, min(20.0, self.log_odds))
-            return False
-        p = said / mass
-        p_close_rule = self.slip + (1 - 2 * self.slip) * p
-        rate = (self.closes + 0.5) / (self.chances + 3)  # the steady closer, its rate so far
-        if closed:
-            self.log_odds += math.log(p_close_rule / rate)
-            self.closes += 1
-        else:
-            self.log_odds += math.log((1 - p_close_rule) / (1 - rate))
-        self.chances += 1
+        self.log_odds += math.log(mass / plain)  # the lead: by the rule's player, or loosely
+        if closed is not None:
+            p_close_rule = self.slip + (1 - 2 * self.slip) * (said / mass)
+            rate = (self.closes + 0.5) / (self.chances + 3)  # the steady closer, its rate so far
+            if closed:
+                self.log_odds += math.log(p_close_rule / rate)
+                self.closes += 1
+            else:
+                self.log_odds += math.log((1 - p_close_rule) / (1 - rate))
+            self.chances += 1
         self.log_odds = max(-20.0, min(20.0, self.log_odds))
-        return True
+        return closed is not None

@@ -318,7 +318,7 @@ class ExpertStrategy:
         worlds = Worlds(InfoSet(obs, v))  # uniform: the lead's chance weighs them in the evidence
         rng = random.Random(_decision_seed(self.seed ^ 0xC105E, obs, legal))
         assert self.closer is not None
-        self.closer.observe(lambda: worlds.sample(rng), 1 if worlds.fixed else EVIDENCE_WORLDS)
+        self.closer.observe(lambda: worlds.sample(rng), EVIDENCE_WORLDS)
 
     # -- the decision procedure -------------------------------------------------------------
     def _decide(

@@ -149,11 +149,11 @@ def follow_values(h: int, lead: int, seen: Seen) -> list[tuple[float, int]]:
     return out
 
 
-def play_likelihood(values: list[tuple[float, int]], played: int) -> float:
+def play_likelihood(values: list[tuple[float, int]], played: int, temperature: float = TEMPERATURE) -> float:
     """How likely ``played`` was, relative to the best choice, given every card's value."""
     best = max(v for v, _ in values)
     x = best - next(v for v, c in values if c == played)
-    return 1.0 if x <= 0 else max(FLOOR, math.exp(-x / TEMPERATURE))
+    return 1.0 if x <= 0 else max(FLOOR, math.exp(-x / temperature))
 
 
 def _unseen_by(st: State, s: int) -> int:
@@ -200,16 +200,14 @@ def value_lead_likelihood(st: State) -> float:
 
 def value_lead_chance(st: State, temperature: float = TEMPERATURE) -> float:
     """The chance, among its cards, that a player leading by `lead_values` leads the card on
-    the table from the hand world ``st`` gives the leader: each card's likelihood against
-    the best card's, ``exp(-gap / temperature)`` floored at `FLOOR` (`play_likelihood`'s
-    rule), normalized over the hand; ``1 / cards`` where there is nothing to weigh."""
+    the table from the hand world ``st`` gives the leader: each card's `play_likelihood` at
+    ``temperature``, normalized over the hand; ``1 / cards`` where there is nothing to weigh."""
     o = st.leader
     h = st.hand[o] | 1 << st.lead_card
     if st.phase != FOLLOW or st.strict or marriage_lead(st):
         return 1 / h.bit_count()
     values = lead_values(h, view(st, o))
-    best = max(v for v, _ in values)
-    like = {c: max(FLOOR, math.exp((v - best) / temperature)) for v, c in values}
+    like = {c: play_likelihood(values, c, temperature) for _, c in values}
     return like[st.lead_card] / sum(like.values())
 
 
