@@ -28,16 +28,19 @@ from .closer_model import CloserEvidence
 from .endgame import Search, fast_ok, solver_for
 from .heuristic import close_by_rule
 from .inference import history_likelihood, opponent_likelihood, value_lead_chance, value_lead_likelihood
-from .playout import close_pays, lead_likelihood, modeled_policy, policy_action, seat_value
+from .ismcts import Tree
+from .playout import close_pays, lead_likelihood, may_close, modeled_policy, policy_action, seat_value
 from .worlds import Hidden, InfoSet, Worlds
 
 __all__ = [
-    "BUDGETS", "LEAD_MODELS", "OPPONENT_CLOSES", "ExpertStrategy", "HandOracleStrategy", "OracleStrategy",
-    "deal_utility", "settled",
+    "BUDGETS", "LEAD_MODELS", "OPEN_SEARCHES", "OPPONENT_CLOSES", "ExpertStrategy", "HandOracleStrategy",
+    "OracleStrategy", "deal_utility", "settled",
 ]  # fmt: skip
 
 #: How a decision is sized: a fixed number of worlds, or anytime within a time budget.
 BUDGETS = ("samples", "time")
+#: How the open phase is searched: playouts in each world, or an information-set tree.
+OPEN_SEARCHES = ("pimc", "ismcts")
 #: How the opponent closes in the playouts (``opponent_close``), by name: ``"seen"`` by the
 #: policy's own test with every card seen (an omniscient closer; None here), ``"rule"`` by
 #: the heuristic's rule from its own information, ``"either"`` / ``"both"`` when one of
@@ -66,6 +69,9 @@ LEAD_MODELS: dict[str, Callable[[State], float]] = {
     "value+since": opponent_likelihood,
     "history": history_likelihood,
 }
+
+#: The lead models whose weight turns on the opponent's hand alone (see `Worlds`).
+BY_HAND = ("cheap", "value")
 
 
 #: How a won deal is scored, roughly (1, 2 or 3 game points), for the match model.
@@ -158,6 +164,10 @@ class ExpertStrategy:
       valued by solving the closed deal in each world; closing needs a clear edge
       (`CLOSE_MARGIN`).
 
+    ``open_search="ismcts"`` searches the open phase with one information-set tree over
+    the worlds instead (`_open_tree`, `arena.bots.ismcts`; measured level with the
+    playouts against 2.2.0, so not the agent's).
+
     ``budget="samples"`` (the default, and what ``arena selfplay`` plays): work is fixed
     per decision (``effort`` scales it), so play depends only on the seed and the
     position; the clock is a safety net: sampling stops once ``move_ms_fraction`` of
@@ -216,11 +226,14 @@ class ExpertStrategy:
         infer: bool = False,
         lead_model: str = "cheap",
         opponent_close: str = "seen",
+        open_search: str = "pimc",
     ):
         if lead_model not in LEAD_MODELS:
             raise ValueError(f"lead_model must be one of {', '.join(LEAD_MODELS)}, got {lead_model!r}")
         if opponent_close not in OPPONENT_CLOSES:
             raise ValueError(f"opponent_close must be one of {', '.join(OPPONENT_CLOSES)}, got {opponent_close!r}")
+        if open_search not in OPEN_SEARCHES:
+            raise ValueError(f"open_search must be one of {', '.join(OPEN_SEARCHES)}, got {open_search!r}")
         if budget not in BUDGETS:
             raise ValueError(f"budget must be one of {', '.join(BUDGETS)}, got {budget!r}")
         self.seed = seed
@@ -260,6 +273,12 @@ class ExpertStrategy:
             )
         #: Value deal results by the chance to win the match they give (`deal_utility`).
         self.match_aware = True
+        #: How the open phase is searched, a name in `OPEN_SEARCHES`: ``"pimc"`` (playouts
+        #: of every candidate in each world) or ``"ismcts"`` (one tree over the worlds,
+        #: `arena.bots.ismcts`).
+        self.open_search = open_search
+        #: The tree's exploration constant (values are in game points of the match).
+        self.ucb_c = 1.0
         self._util: list[float] = [float(g) for g in range(-3, 4)]
         #: What the last decision did: ``kind``, ``samples``, ``ms``, ``budget_ms`` (for
         #: logs and tests).
@@ -288,7 +307,7 @@ class ExpertStrategy:
         """Where this decision's worlds come from (the oracle overrides it)."""
         if not self.infer:
             return Worlds(info)
-        return Worlds(info, LEAD_MODELS[self.lead_model])
+        return Worlds(info, LEAD_MODELS[self.lead_model], by_hand=self.lead_model in BY_HAND)
 
     def choose(self, obs: dict[str, Any], legal: Sequence[str], time_left_ms: float | None = None) -> str:
         t0 = time.perf_counter()
@@ -356,6 +375,8 @@ class ExpertStrategy:
             n = 1 if worlds.fixed else self._n(self.TALON2_WORLDS)
             return self._pimc_exact(worlds, acts, n, rng, deadline)
         self.last["kind"] = "playouts"
+        if self.open_search == "ismcts":
+            return self._open_tree(worlds, acts, rng, deadline)
         return self._open(worlds, acts, rng, deadline)
 
     def _pick(self, acts: list[int], means: list[float], world: State) -> int:
@@ -422,19 +443,25 @@ class ExpertStrategy:
                 apply(policy(st))
         return seat_value(st, me, self._util)
 
+    def _open_counts(self, worlds: Worlds, can_close: bool) -> tuple[int, int, int]:
+        """An open-phase decision's size: its fixed count of worlds, how many of them value
+        the close (every one with a time budget), and the most it may use."""
+        n = 1 if worlds.fixed else self._n(self.PLAYOUT_WORLDS)
+        cap = n if n == 1 else self._cap(n)
+        if not can_close:
+            return n, 0, cap
+        if self.budget == "time":
+            return n, cap, cap
+        return n, 1 if worlds.fixed else self._n(self.CLOSE_WORLDS), cap
+
     def _open(self, worlds: Worlds, acts: list[int], rng: random.Random, deadline: tuple[float, float]) -> int:
         """Open talon: playouts for every candidate in common sampled worlds; closing is
         valued by solving the closed deal exactly (the best first lead on average)."""
         me = worlds.info.seat
         util = self._util
         cands = [a for a in acts if a != CLOSE]
-        can_close = CLOSE in acts
-        n = 1 if worlds.fixed else self._n(self.PLAYOUT_WORLDS)
-        n_close = (1 if worlds.fixed else self._n(self.CLOSE_WORLDS)) if can_close else 0
-        cap = n if n == 1 else self._cap(n)
+        n, n_close, cap = self._open_counts(worlds, CLOSE in acts)
         timed = self.budget == "time"
-        if timed:
-            n_close = cap if can_close else 0
         rule = OPPONENT_CLOSES[self.opponent_close]
         if self.closer is not None and self.closer.p_rule < ADAPT_AT:
             rule = None
@@ -474,15 +501,9 @@ class ExpertStrategy:
             if not close_dropped and trails:
                 close_dropped = timed  # in the samples mode it may come back, as it always did
             elif close_done < n_close and not close_dropped:
-                st = w.clone()
-                st.apply_legal(CLOSE)
-                if st.to_act != me:  # the opponent's turn at once (an exchange offer): just the value
-                    vals = [(-1, Search().value(st))]
-                else:
-                    nxt = [a for a in st.legal_actions() if a != DECLARE or st.count(me) >= 66]
-                    vals = Search().action_values(st, nxt)
-                    if self.CLOSE_RESAMPLE and len(close_states) < self.CLOSE_WORLDS:
-                        close_states.append(st)
+                st, vals = _solve_close(w, me)
+                if st.to_act == me and self.CLOSE_RESAMPLE and len(close_states) < self.CLOSE_WORLDS:
+                    close_states.append(st)
                 for a, val in vals:
                     x = util[(val if me == 0 else -val) + 3]
                     close_vals.setdefault(a, []).append(x)
@@ -502,6 +523,64 @@ class ExpertStrategy:
             if close_value > util[3] and close_value >= max(means) + self.CLOSE_MARGIN:
                 return CLOSE
         return self._pick(cands, means, first)
+
+    def _open_tree(self, worlds: Worlds, acts: list[int], rng: random.Random, deadline: tuple[float, float]) -> int:
+        """Open talon by information-set tree search (`Tree`): rounds of one iteration per
+        candidate, each on a fresh world, as many rounds as `_open` has worlds (more, with a
+        time budget, until it is spent); the close valued as `_open` values it; the root's
+        most visited candidate is played."""
+        me = worlds.info.seat
+        util = self._util
+        cands = [a for a in acts if a != CLOSE]
+        n, n_close, cap = self._open_counts(worlds, CLOSE in acts)
+        timed = self.budget == "time"
+        policy = self.policy
+        tree = Tree(me, lambda st: self._playout_value(st, me, policy), policy, may_close, self.ucb_c)
+        close_sums: dict[int, float] = {}
+        close_done = 0
+        close_dropped = False
+        k = len(cands)
+        done = 0
+        start = time.perf_counter()
+        for i in range(cap):  # a round: one iteration per candidate, the close solved in its first world
+            if i and _out_of_time(start, i, deadline[i >= n]):
+                break
+            for j in range(k):
+                w = worlds.sample(rng)
+                if j == 0 and close_done < n_close and not close_dropped:
+                    # stop valuing the close once it clearly trails the best alternative
+                    best_close = max(close_sums.values()) / close_done if close_done else 0.0
+                    now = [m for _a, visits, m in tree.root_values(cands) if visits]
+                    if close_done >= 6 and now and best_close < max(now) - 0.5:
+                        close_dropped = timed  # in the samples mode it may come back, as in `_open`
+                    else:
+                        for a, val in _solve_close(w, me)[1]:
+                            close_sums[a] = close_sums.get(a, 0.0) + util[(val if me == 0 else -val) + 3]
+                        close_done += 1
+                tree.iterate(w, cands, rng)
+            done += 1
+        self.last["samples"] = done
+        vals = tree.root_values(cands)
+        best = max(vals, key=lambda t: (t[1], t[2]))
+        if close_done:
+            close_value = max(close_sums.values()) / close_done
+            self.last["close_value"] = close_value
+            best_mean = max(m for _a, nv, m in vals if nv)
+            self.last["best_other"] = best_mean
+            if close_value > util[3] and close_value >= best_mean + self.CLOSE_MARGIN:
+                return CLOSE
+        return best[0]
+
+
+def _solve_close(world: State, me: int) -> tuple[State, list[tuple[int, int]]]:
+    """``world`` closed by ``me`` (a clone), and the closed deal's exact value after each of
+    its first actions; (-1, value) when the opponent acts at once (an exchange offer)."""
+    st = world.clone()
+    st.apply_legal(CLOSE)
+    if st.to_act != me:
+        return st, [(-1, Search().value(st))]
+    nxt = [a for a in st.legal_actions() if a != DECLARE or st.count(me) >= 66]
+    return st, Search().action_values(st, nxt)
 
 
 class _TrueWorld:

@@ -13,7 +13,7 @@ from ..game.state import CLOSE_OFFER, DRAW_PENDING, FOLLOW, LEAD, OVER, State
 from ..game.variant import Variant
 from .inference import marriage_lead
 
-__all__ = ["close_pays", "lead_likelihood", "modeled_policy", "playout", "policy_action"]
+__all__ = ["close_pays", "lead_likelihood", "may_close", "modeled_policy", "playout", "policy_action"]
 
 
 def policy_action(st: State, closes: Callable[[State, int], bool] | None = None) -> int:
@@ -53,7 +53,7 @@ def policy_action(st: State, closes: Callable[[State, int], bool] | None = None)
 CLOSE_PROBE_COUNT = 30
 
 
-def _may_close(st: State, s: int) -> bool:
+def may_close(st: State, s: int) -> bool:
     """Whether a playout asks if ``s`` closes: a count of `CLOSE_PROBE_COUNT` or more
     (pending marriage points included) and enough talon cards to close."""
     cnt = st.count(s) + (st.mpending[s] if not st.tricks[s] else 0)
@@ -66,7 +66,7 @@ def _may_close(st: State, s: int) -> bool:
 def close_pays(st: State, s: int) -> bool:
     """Whether closing now wins the deal for ``s`` when the rest is played out greedily
     with every card known (`_closed_sim`: a quick perfect-information test, for playouts)."""
-    if not _may_close(st, s):
+    if not may_close(st, s):
         return False
     v = st.variant
     o = s ^ 1
@@ -167,7 +167,7 @@ def modeled_policy(me: int, close_rule: Callable[[State, int], bool]) -> Callabl
     ``me`` plays `policy_action` unchanged."""
 
     def close_pays(st: State, s: int) -> bool:
-        return _may_close(st, s) and close_rule(st, s)
+        return may_close(st, s) and close_rule(st, s)
 
     def policy(st: State) -> int:
         return policy_action(st) if st.to_act == me else policy_action(st, close_pays)

@@ -343,16 +343,21 @@ class Worlds:
     `arena.bots.playout.lead_likelihood`), worlds are drawn in proportion to it by
     rejection: a uniform draw is kept with probability ``weight(world)``, up to ``tries``
     draws, after which the likeliest of them is kept. So the search sees worlds weighted by
-    a model of the opponent's play and still averages them equally."""
+    a model of the opponent's play and still averages them equally. ``by_hand``: the weight
+    turns on the opponent's hand alone (the rest of a world is public or the talon's
+    order), so it is computed once per hand (the same draws, fewer evaluations)."""
 
     #: Whether every sample is the same world (an oracle's true world is; sampled ones are not).
     fixed = False
 
-    def __init__(self, info: InfoSet, weight: Callable[[State], float] | None = None, tries: int = 16):
+    def __init__(
+        self, info: InfoSet, weight: Callable[[State], float] | None = None, tries: int = 16, *, by_hand: bool = False
+    ):
         self.info = info
         self.template = _build_state(info, Hidden(info.known, ()))
         self.weight = weight
         self.tries = tries
+        self._memo: dict[int, float] | None = {} if by_hand else None
 
     def make(self, hidden: Hidden) -> State:
         st = self.template.clone()
@@ -364,9 +369,16 @@ class Worlds:
         if self.weight is None:
             return self.make(self.info.sample(rng))
         best, best_w = None, -1.0
+        memo = self._memo
         for _ in range(self.tries):
-            st = self.make(self.info.sample(rng))
-            w = self.weight(st)
+            hidden = self.info.sample(rng)
+            st = self.make(hidden)
+            if memo is None:
+                w = self.weight(st)
+            else:
+                w = memo.get(hidden.opp_hand)
+                if w is None:
+                    w = memo[hidden.opp_hand] = self.weight(st)
             if w >= 1.0 or rng.random() < w:
                 return st
             if w > best_w:
