@@ -5,10 +5,11 @@ expert's worlds are), walks a tree shared by every world from the searching seat
 of view, choosing at each decision among the actions legal in that world by UCB with
 availability counts, adds one node, and plays the rest out with the playout policy. A
 node's children are keyed by the action and by the card the searching seat drew after
-it (what it will have seen), so neither seat's choice in the tree can depend on cards
-the searching seat cannot see, and its own choices cannot depend on the world either:
-the tree does not fuse strategies across worlds as determinized search does. Pure: no
-clocks, no I/O; the caller says how many iterations to run.
+it (what it will have seen), nothing else. So its own choices are one per thing it can
+tell apart, not one per world (the tree does not fuse strategies across worlds as
+determinized search does), and the opponent's choice in the tree turns on the world only
+through which of its cards the world makes legal: it is not chosen knowing the searching
+seat's hand. Pure: no clocks, no I/O; the caller says how many iterations to run.
 """
 
 from __future__ import annotations
@@ -139,5 +140,4 @@ class Tree:
 def _open_choice(st: State, may_close: Callable[[State, int], bool]) -> bool:
     """Whether the seat about to draw has a choice worth a node (closing, or claiming)."""
     s = st.to_act
-    return st.count(s) >= 66 and bool(st.tricks[s]) or may_close(st, s)
-
+    return (st.count(s) >= 66 and bool(st.tricks[s])) or may_close(st, s)
