@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from ..game.actions import DECLARE
 from ..game.observation import observation
 from ..game.state import OVER, State
-from .endgame import Search
+from .endgame import Search, worth
 from .worlds import InfoSet, Worlds
 
 __all__ = ["closer_values"]
@@ -51,7 +51,7 @@ class _Closer:
 
     def u(self, val: int) -> float:
         """The closer's utility of a deal result ``val`` (game points for seat 0)."""
-        return self.util[(val if self.me == 0 else -val) + 3]
+        return worth(self.util, val, self.me)
 
     def solved(self, states: list[State]) -> list[float]:
         return [self.u(v) for v in map(self.search.value, states)]

@@ -13,7 +13,7 @@ from ..game.cards import KING, POINTS, SUIT_MASK, cards_of
 from ..game.state import FOLLOW, LEAD, OVER, State
 from ..game.variant import Variant
 
-__all__ = ["minimax", "solve", "solve_actions"]
+__all__ = ["minimax", "solve", "solve_actions", "worth"]
 
 
 _INF = 99
@@ -439,6 +439,12 @@ def _check_solvable(state: State) -> None:
             "solve: the talon is open with more than two cards; the exact search starts once it is "
             "closed, exhausted or down to its last two cards"
         )
+
+
+def worth(util: Sequence[float], val: int, seat: int) -> float:
+    """What a solved result ``val`` (game points for seat 0, as `Search` gives them) is
+    worth to ``seat`` under ``util`` (by game points -3..3)."""
+    return util[(val if seat == 0 else -val) + 3]
 
 
 def solve_actions(state: State, seat: int) -> list[tuple[int, int]]:

@@ -25,7 +25,7 @@ from ..game.state import OVER, State
 from ..game.variant import Variant, get_variant
 from .closed_play import closer_values
 from .closer_model import CloserEvidence
-from .endgame import Search, fast_ok, solver_for
+from .endgame import Search, fast_ok, solver_for, worth
 from .heuristic import close_by_rule
 from .inference import history_likelihood, opponent_likelihood, value_lead_chance, value_lead_likelihood
 from .ismcts import Tree
@@ -412,7 +412,7 @@ class ExpertStrategy:
             if resample and len(kept) < self.CLOSE_WORLDS:
                 kept.append(w)
             for j, (_, val) in enumerate(Search().action_values(w, acts)):
-                series[j].append(util[(val if me == 0 else -val) + 3])
+                series[j].append(worth(util, val, me))
             done += 1
         self.last["samples"] = done
         means = [sum(v) / done for v in series]
@@ -437,7 +437,7 @@ class ExpertStrategy:
                 apply(policy(st))
             if st.phase != OVER:
                 val = solver_for(st).value(st)
-                return self._util[(val if me == 0 else -val) + 3]
+                return worth(self._util, val, me)
         else:
             while st.phase != OVER:
                 apply(policy(st))
@@ -495,17 +495,14 @@ class ExpertStrategy:
                 x = self._playout_value(st, me, policy)
                 series[j].append(x)
                 sums[j] += x
-            # stop valuing the close once it clearly trails the best alternative
-            best_close = max(close_sums.values()) / close_done if close_done else 0.0
-            trails = close_done >= 6 and best_close < max(sums) / (i + 1) - 0.5
-            if not close_dropped and trails:
+            if not close_dropped and _close_trails(close_sums, close_done, max(sums) / (i + 1)):
                 close_dropped = timed  # in the samples mode it may come back, as it always did
             elif close_done < n_close and not close_dropped:
                 st, vals = _solve_close(w, me)
                 if st.to_act == me and self.CLOSE_RESAMPLE and len(close_states) < self.CLOSE_WORLDS:
                     close_states.append(st)
                 for a, val in vals:
-                    x = util[(val if me == 0 else -val) + 3]
+                    x = worth(util, val, me)
                     close_vals.setdefault(a, []).append(x)
                     close_sums[a] = close_sums.get(a, 0.0) + x
                 close_done += 1
@@ -518,9 +515,7 @@ class ExpertStrategy:
                 seed = rng.getrandbits(32)
                 _, vals = closer_values(close_states, me, util, self.CLOSE_RESAMPLE, seed)
                 close_value = sum(vals) / len(vals)
-            self.last["close_value"] = close_value
-            self.last["best_other"] = max(means)
-            if close_value > util[3] and close_value >= max(means) + self.CLOSE_MARGIN:
+            if self._closes(close_value, max(means)):
                 return CLOSE
         return self._pick(cands, means, first)
 
@@ -548,28 +543,35 @@ class ExpertStrategy:
             for j in range(k):
                 w = worlds.sample(rng)
                 if j == 0 and close_done < n_close and not close_dropped:
-                    # stop valuing the close once it clearly trails the best alternative
-                    best_close = max(close_sums.values()) / close_done if close_done else 0.0
-                    now = [m for _a, visits, m in tree.root_values(cands) if visits]
-                    if close_done >= 6 and now and best_close < max(now) - 0.5:
+                    best_other = max(m for _a, _n, m in tree.root_values(cands))  # -inf before any visit
+                    if _close_trails(close_sums, close_done, best_other):
                         close_dropped = timed  # in the samples mode it may come back, as in `_open`
                     else:
                         for a, val in _solve_close(w, me)[1]:
-                            close_sums[a] = close_sums.get(a, 0.0) + util[(val if me == 0 else -val) + 3]
+                            close_sums[a] = close_sums.get(a, 0.0) + worth(util, val, me)
                         close_done += 1
                 tree.iterate(w, cands, rng)
             done += 1
         self.last["samples"] = done
         vals = tree.root_values(cands)
         best = max(vals, key=lambda t: (t[1], t[2]))
-        if close_done:
-            close_value = max(close_sums.values()) / close_done
-            self.last["close_value"] = close_value
-            best_mean = max(m for _a, nv, m in vals if nv)
-            self.last["best_other"] = best_mean
-            if close_value > util[3] and close_value >= best_mean + self.CLOSE_MARGIN:
-                return CLOSE
+        if close_done and self._closes(max(close_sums.values()) / close_done, max(m for _a, _n, m in vals)):
+            return CLOSE
         return best[0]
+
+    def _closes(self, close_value: float, best_other: float) -> bool:
+        """Whether to close with the talon open: the close's value is a win and beats the
+        best other action by `CLOSE_MARGIN` (both kept in ``last``)."""
+        self.last["close_value"] = close_value
+        self.last["best_other"] = best_other
+        return close_value > self._util[3] and close_value >= best_other + self.CLOSE_MARGIN
+
+
+def _close_trails(close_sums: dict[int, float], close_done: int, best_other: float) -> bool:
+    """Whether the close, at its best first lead over the ``close_done`` worlds valued so
+    far, clearly trails the best other action (by half a game point, after six worlds):
+    then it is no longer worth solving."""
+    return close_done >= 6 and max(close_sums.values()) / close_done < best_other - 0.5
 
 
 def _solve_close(world: State, me: int) -> tuple[State, list[tuple[int, int]]]:
