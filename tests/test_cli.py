@@ -68,7 +68,7 @@ def test_selfplay_is_reproducible_and_seed_dependent():
         # the three- and four-handed games: refused before any process starts (or folder is made)
         (["match", "random", "greedy", "--variant", "four-pagat"], "arena: error: four-pagat seats 4 agents; 2 given"),
         (["compare", "random", "greedy", "--variant", "three-sitout", "--reference", "expert", "--fixed", "2"],
-         "arena: error: --reference: agent 'expert' plays only sixty-six, schnapsen"),
+         "arena: error: --reference: agent 'expert' plays only sixty-six, schnapsen, three-pagat, "),
         (["ladder", "init", "/nonexistent/lad", "--variant", "five-handed"],
          "arena: error: flags: field 'variant' is not a valid variant: unknown variant 'five-handed'"),
     ],

@@ -142,7 +142,7 @@ def test_two_copies_of_one_program_play_identical_games_so_every_deck_set_scores
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--variant", "three-pagat", "--reference", "expert"], "--reference: agent 'expert' plays only "),
+        (["--variant", "three-sitout", "--reference", "expert"], "--reference: agent 'expert' plays only "),
         (["--variant", "four-pagat", "--reference", "no-such-agent"],
          "--reference: names an agent that cannot be used: unknown agent 'no-such-agent'"),
         (["--reference", "greedy"], "--reference: only for the three- and four-handed games, not sixty-six"),

@@ -182,3 +182,21 @@ def test_export_of_a_missing_store_is_a_one_line_error(tmp_path):
 
 # Stores of versions 1 and 2 (read as they are, exported byte for byte as before, migrated when
 # written): tests/test_store_compact.py.
+
+
+def test_a_shared_stake_exports_its_half_point(tmp_path):
+    # three-pagat: two seats tied for first place share the stakes, so a match score can be
+    # a half (this seed's tournament has one); the column is exported as a float, not lost.
+    path = tmp_path / "tp.sqlite"
+    p = arena("tournament", "--agents", "random,greedy,heuristic", "--variant", "three-pagat", "--pairs", "3",
+              "--seed", "3", "--store", str(path), "--quiet", "--no-report", "--no-sandbox")  # fmt: skip
+    assert p.returncode == 0, p.stderr
+    halves = raw(path, "SELECT score0, score1, margin FROM match_rows WHERE typeof(score0) = 'real' "
+                       "OR typeof(score1) = 'real' OR typeof(margin) = 'real'")  # fmt: skip
+    assert halves, "the seed no longer gives a shared stake"
+    for fmt in ("jsonl", "csv"):
+        matches, _ = export(path, fmt, tmp_path / fmt)
+        df = pd.read_json(matches, lines=True) if fmt == "jsonl" else pd.read_csv(matches)
+        assert len(df) == 9
+        got = {(r.score0, r.score1, r.margin) for r in df.itertuples()}
+        assert {tuple(r) for r in halves} <= got

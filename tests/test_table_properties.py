@@ -329,5 +329,5 @@ def test_selfplay_covers_every_table_preset(preset: str) -> None:
     rep = selfplay(preset, ["random", "greedy"], 4, 2)
     assert sum(t.matches_won for t in rep.tallies) == 4 and rep.deals >= 4
     if preset != "three-sitout":  # F3.3 deals are two-handed: every strategy plays them
-        with pytest.raises(ValueError, match="plays only the two-handed games"):
-            selfplay(preset, ["random", "expert"], 1, 2)
+        with pytest.raises(ValueError, match="'expert-oracle' plays only the two-handed games"):
+            selfplay(preset, ["random", "expert-oracle"], 1, 2)

@@ -215,7 +215,7 @@ def test_table_shards_merge_into_the_unsharded_tournament(tmp_path):
          ["--agents", "exactly 3"]),
         (["--variant", "four-pagat", "--seating", "permutations", "--agents", "random,greedy,heuristic,node-greedy"],
          ["--seating", "three-handed"]),
-        (["--variant", "three-pagat", "--agents", "random,greedy,expert"], ["expert"]),
+        (["--variant", "three-sitout", "--agents", "random,greedy,expert"], ["expert", "three-sitout"]),
     ],
 )
 def test_bad_table_configs_are_one_line_errors_before_any_match(extra, needles, tmp_path):

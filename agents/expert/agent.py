@@ -1,15 +1,18 @@
-"""The expert agent: `arena.bots.expert.ExpertStrategy` over the protocol, by `arena.sdk.run`.
+"""The expert agent: `ExpertStrategy`, and `TableExpert` at a table, over the protocol (`arena.sdk.run`).
 
 The expert wants more than the observation and the legal actions: each request's
 ``time_left_ms``, and the variant and time control from ``hello``, for it searches
 anytime (``budget="time"``: a fixed number of worlds, then more while 40% of
 min(move_ms, time_left_ms) lasts), its worlds weighted by how likely the opponent's lead
 on the table is in each (``infer=True``, since 2.1.0), under a model of leading by value
-(``lead_model="value"``, since 2.2.0: `arena.bots.inference`). The SDK's ``player`` form gives it
-the whole request and the match's setup. One strategy per match, seeded by
+(``lead_model="value"``, since 2.2.0: `arena.bots.inference`). In the three- and
+four-handed forms (since 2.3.0) it is `arena.bots.table_expert.TableExpert`: the same
+kind of search over the card play, the heuristic's bids and claims. The SDK's ``player``
+form gives it the whole request and the match's setup. One strategy per match, seeded by
 ``match_start``'s seed, so a match plays the same on any process. A bug in the search
-never costs the match: the greedy choice (or the first legal action) is played instead,
-and the traceback goes to stderr, which is the referee's log of this agent.
+never costs the match: the greedy choice (the heuristic's at a table; or the first legal
+action) is played instead, and the traceback goes to stderr, which is the referee's log
+of this agent.
 """
 
 from __future__ import annotations
@@ -21,11 +24,16 @@ from typing import Any
 
 from arena.bots.expert import ExpertStrategy
 from arena.bots.strategies import GreedyStrategy
+from arena.bots.table_expert import TableExpert
+from arena.bots.table_strategies import TableHeuristic
 from arena.game import Variant, get_variant
 from arena.sdk import Request, Setup, run
 
 NAME = "expert"
-VERSION = "2.2.0"
+VERSION = "2.3.0"
+#: The games it plays (its manifest's ``variants``): not three-sitout, whose two-handed deals
+#: at a table of three its two-handed search does not model.
+GAMES = ["sixty-six", "schnapsen", "three-pagat", "three-cutthroat", "four-pagat", "kreuzmariage", "four-bidding"]
 
 
 def _variant(data: dict[str, Any]) -> Variant | None:
@@ -41,14 +49,16 @@ def _variant(data: dict[str, Any]) -> Variant | None:
 def player(setup: Setup):
     """The expert for one match, answering whole requests, never with an illegal action."""
     move_ms = setup.time_control.get("move_ms")
-    strategy = ExpertStrategy(
-        setup.seed,
-        variant=_variant(setup.variant),
-        move_ms=move_ms if isinstance(move_ms, int) and move_ms > 0 else None,
-        budget="time",
-        infer=True,
-        lead_model="value",
-    )
+    move_ms = move_ms if isinstance(move_ms, int) and move_ms > 0 else None
+    variant = _variant(setup.variant)
+    if variant is not None and variant.is_table:
+        strategy = TableExpert(setup.seed, variant=variant, move_ms=move_ms, budget="time")
+        fallback = TableHeuristic(0)
+    else:
+        strategy = ExpertStrategy(
+            setup.seed, variant=variant, move_ms=move_ms, budget="time", infer=True, lead_model="value"
+        )
+        fallback = GreedyStrategy(0)
 
     def act(request: Request) -> str:
         try:
@@ -56,7 +66,7 @@ def player(setup: Setup):
         except Exception:
             print(f"{NAME}: error on request {request.id}:\n{traceback.format_exc()}", file=sys.stderr)
             try:
-                action = GreedyStrategy(0)(request.observation, request.legal)
+                action = fallback(request.observation, request.legal)
             except Exception:
                 action = request.legal[0]
         if action not in request.legal:
@@ -70,7 +80,7 @@ def player(setup: Setup):
 def main() -> int:
     gc.collect()
     gc.freeze()  # what is loaded now is never garbage: keep the collector's passes short
-    return run(player=player, name=NAME, version=VERSION)
+    return run(player=player, name=NAME, version=VERSION, games=GAMES)
 
 
 if __name__ == "__main__":

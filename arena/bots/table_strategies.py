@@ -122,7 +122,7 @@ class TableGreedy:
         return "play:" + _name(min(cards, key=cheap))
 
 
-class _Table:
+class TableFacts:
     """The facts of one table observation: bitmasks of cards, voids, who plays after whom."""
 
     def __init__(self, obs: dict[str, Any]):
@@ -336,7 +336,7 @@ class TableHeuristic:
             return "declare"
         if phase == "last":
             return "pass"
-        v = _Table(obs)
+        v = TableFacts(obs)
         marriages = [a for a in legal if a.startswith("marry:")]
         cards = [parse_card(a[5:]) for a in legal if a.startswith("play:")]
         if v.trump < 0 and not v.trick:
@@ -357,7 +357,7 @@ class TableHeuristic:
         ties = [c for s, c in scored if s >= best - 1e-9]
         return "play:" + _name(ties[0] if len(ties) == 1 else ties[int(self.rng.random() * len(ties))])
 
-    def _value(self, v: _Table, c: int) -> float:
+    def _value(self, v: TableFacts, c: int) -> float:
         """What playing ``c`` now is worth to my side: the trick's points, signed by the
         chance my side takes it, less what ``c`` would be worth kept."""
         trump = v.trump
@@ -390,7 +390,7 @@ class TableHeuristic:
         now = (2 * p_us - 1) * worth
         return now - self._kept(v, c) + self._lead_bonus(v, c)
 
-    def _kept(self, v: _Table, c: int) -> float:
+    def _kept(self, v: TableFacts, c: int) -> float:
         """What ``c`` is worth if kept: its points when it should win a trick later, a loss
         of its points when it should not, and the trick it may take."""
         k = v.stronger_unseen(c)
@@ -404,7 +404,7 @@ class TableHeuristic:
             fw = 1.0  # no trump left out: a top card is a sure trick
         return fw * (pts + 2 * v.avg + 3) - (1 - fw) * pts * 0.5
 
-    def _lead_bonus(self, v: _Table, c: int) -> float:
+    def _lead_bonus(self, v: TableFacts, c: int) -> float:
         """Leading: draw trumps when long in them; lead to a partner's known strength."""
         if v.trick:
             return 0.0

@@ -9,10 +9,11 @@ own seed derived from the root, never the deal seeds. A strategy played against 
 tallied as ``NAME#1`` (the first named) and ``NAME#2``.
 
 The three- and four-handed presets (`arena.game.TABLE_PRESETS`) are played by
-``random``, ``greedy`` and ``heuristic``, in their table forms (`table_strategy`,
-`arena.bots.table_strategies`): two strategies take turns round the table (seat ``s`` of match ``i`` plays strategy
-``(s + i) % 2``, so partners opposite play the same one), and a match is won by the
-strategy of its winning seat, team, or first finisher.
+``random``, ``greedy``, ``heuristic`` and ``expert`` (`arena.bots.table_expert`), in
+their table forms (`table_strategy`, `arena.bots.table_strategies`): two strategies take
+turns round the table (seat ``s`` of match ``i`` plays strategy ``(s + i) % 2``, so
+partners opposite play the same one), and a match is won by the strategy of its winning
+seat, team, or first finisher.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ STRATEGY_NAMES = (*STRATEGIES, "heuristic", "expert", "expert-oracle", "expert-h
 
 
 #: The strategies that play the three- and four-handed forms.
-TABLE_STRATEGY_NAMES = ("random", "greedy", "heuristic")
+TABLE_STRATEGY_NAMES = ("random", "greedy", "heuristic", "expert")
 
 
 class TableRandom:
@@ -58,6 +59,10 @@ def table_strategy(name: str, seed: int) -> Strategy:
         return TableGreedy(seed)
     if name == "heuristic":
         return TableHeuristic(seed)
+    if name == "expert":
+        from ..bots.table_expert import TableExpert
+
+        return TableExpert(seed)  # fixed work: the same play for the same seed
     raise ValueError(
         f"strategy {name!r} plays only the two-handed games; the three- and four-handed ones "
         f"are played by: {', '.join(TABLE_STRATEGY_NAMES)}"

@@ -416,6 +416,10 @@ def deal_rows(record: MatchRecord) -> list[dict[str, Any]]:
     return out
 
 
+#: Match columns declared INTEGER that may hold a fraction (`Store.columns`).
+_FRACTIONAL = ("score0", "score1", "margin")
+
+
 class StoreError(UserError):
     """A store that cannot be used for what was asked (another config, not a store, a
     full disk, a read-only folder, a damaged file)."""
@@ -1229,14 +1233,23 @@ class Store:
         """A table's columns in order: name, declared SQLite type, whether NULL is allowed
         (for exports that type every column, even of an empty table). ``deals`` gives what
         readers get (`DEAL_COLUMNS`: the match's text id, the actions as text) whatever the
-        version; ``matches`` leaves out version 3's internal key ``n``."""
+        version; ``matches`` leaves out version 3's internal key ``n``, and gives a score or
+        margin column declared INTEGER as REAL where the store holds a fraction in it (a
+        stake shared by two seats tied for first place in three-pagat is half a point)."""
         if table not in ("meta", "runs", "agents", "matches", "deals"):
             raise ValueError(f"no table {table!r} in a results store")
         if table == "deals":
             return list(DEAL_COLUMNS[: len(self._deal_names)])
         rows = self._rows(f"PRAGMA table_info({self._m if table == 'matches' else table})")
         shown = set(self._table_names(table))
-        return [(r["name"], r["type"], not r["notnull"] and not r["pk"]) for r in rows if r["name"] in shown]
+        out = [(r["name"], r["type"], not r["notnull"] and not r["pk"]) for r in rows if r["name"] in shown]
+        if table == "matches":  # a shared stake (three-pagat) scores a half: such a column reads as REAL
+            real = {n for n, declared, _ in out if n in _FRACTIONAL and declared == "INTEGER" and self._has_real(n)}
+            out = [(n, "REAL" if n in real else declared, null) for n, declared, null in out]
+        return out
+
+    def _has_real(self, column: str) -> bool:
+        return bool(self._rows(f"SELECT 1 AS x FROM {self._m} WHERE typeof({column}) = 'real' LIMIT 1"))
 
     # -- merging --------------------------------------------------------------------------
     def merge_from(self, other: Store) -> int:
