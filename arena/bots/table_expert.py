@@ -1,12 +1,15 @@
-"""Determinized search for the card play of the three- and four-handed forms.
+"""Determinized search for the card play and the bids of the three- and four-handed forms.
 
 `TableExpert` plays each candidate card in sampled worlds of its information set
 (`arena.bots.table_worlds`) and plays the rest of the deal out with a fast policy that
 sees every card (`table_policy`), as the two-handed expert does before the talon runs
-low; the card with the best mean value for its side is played. Bids, the trump decision,
-marriages (always shown, the trump one first), claims of 66 and the last trick's claim
-are the card-counting heuristic's (`TableHeuristic`): they are rules or estimates there
-already, and a search over bids would need a model of the other seats' bidding.
+low; the card with the best mean value for its side is played. Bids are searched the
+same way (since 2.3.0): each legal bid but the moon, and the pass, is made in each world,
+the seats after it bid as the heuristic would from the hands the world gives them
+(`bid_choice`), and the deal is played out; the moon is never bid (a playout that sees
+every card takes every trick far more often than a player can). The trump decision of
+F3.1, marriages (always shown, the trump one first), claims of 66 and the last trick's
+claim are the card-counting heuristic's (`TableHeuristic`).
 
 The value of a finished deal to a side is its game points less the mean of the other
 sides', plus a hundredth of a game point for each ten card points of margin (to tell
@@ -25,9 +28,9 @@ from typing import Any
 from ..game import Variant
 from ..game.actions import DECLARE, MARRY, PASS, action_str, parse_action, play_card
 from ..game.cards import POINTS_32, SUIT_MASK_32, SUIT_OF
-from ..game.table import FOLLOW, LAST, LEAD, MELD, OVER, TableState
+from ..game.table import BIDDING, FOLLOW, LAST, LEAD, MELD, OVER, TableState
 from .expert import BUDGETS, settled
-from .table_strategies import TableHeuristic
+from .table_strategies import TableHeuristic, bid_choice
 from .table_worlds import TableWorlds
 
 __all__ = ["TableExpert", "deal_value", "table_policy"]
@@ -162,6 +165,7 @@ class TableExpert:
         time_fraction: float = 0.4,
         safety_ms: float = 8.0,
         settle_z: float = 3.0,
+        search_bids: bool = True,
     ):
         if budget not in BUDGETS:
             raise ValueError(f"budget must be one of {', '.join(BUDGETS)}, got {budget!r}")
@@ -173,6 +177,8 @@ class TableExpert:
         self.time_fraction = time_fraction
         self.safety_ms = safety_ms
         self.settle_z = settle_z
+        #: Bids searched as the card play is (F4.3, F3.2); False: the heuristic's.
+        self.search_bids = search_bids
         self.heuristic = TableHeuristic(seed)
         self.decisions = 0
         #: What the last searched decision did: worlds searched, each candidate's mean.
@@ -184,6 +190,11 @@ class TableExpert:
     def choose(self, obs: dict[str, Any], legal: list[str], time_left_ms: int | None = None) -> str:
         """The action for ``obs``: searched card play, the heuristic's everything else."""
         self.decisions += 1
+        if self.search_bids and "players" in obs and obs["phase"] == "bid" and len(legal) > 1:
+            bids = [parse_action(a) for a in legal if a != "bid:5"]  # never the moon
+            rng = random.Random(self.seed * 1_000_003 + self.decisions)
+            best = self._search(obs, bids, rng, self._deadline(time_left_ms))
+            return action_str(best) if best is not None else self.heuristic(obs, legal)
         if "players" not in obs or obs["phase"] not in ("lead", "follow") or len(legal) == 1:
             return self.heuristic(obs, legal)
         if any(a.startswith("marry:") for a in legal):
@@ -228,6 +239,12 @@ class TableExpert:
             for j, a in enumerate(cands):
                 st = w.clone()
                 st.apply_legal(a)
+                while st.phase == BIDDING:  # the seats after it bid as the heuristic does
+                    x = st.to_act
+                    bidder = st.bidder if st.bidder >= 0 else None
+                    partner = x ^ 2 if st.players == 4 else None
+                    bid = bid_choice(st.hand[x], st.players, bidder, partner, st.legal_action_strings())
+                    st.apply_legal(parse_action(bid))
                 while st.phase != OVER:
                     st.apply_legal(table_policy(st))
                 series[j].append(deal_value(st, team))

@@ -425,23 +425,7 @@ class TableHeuristic:
 
     # -- bids and trumps ------------------------------------------------------------------
     def _bid(self, obs: dict[str, Any], legal: list[str]) -> str:
-        hand = _mask(obs["hand"])
-        n = obs["players"]
-        mine = max(_suit_points(hand, s, n) for s in range(4))
-        if n == 4:
-            est = mine + 22  # the partner's share
-            if obs["bidder"] is not None and obs["bidder"] == obs["partner"]:
-                return "pass" if "pass" in legal else legal[0]
-        else:
-            est = mine
-        level = int((est - 6) // 33)
-        bids = sorted(int(a[4:]) for a in legal if a.startswith("bid:") and a != "bid:5")
-        ok = [b for b in bids if b <= level]
-        if ok:
-            return f"bid:{ok[0]}"
-        if "pass" in legal:
-            return "pass"
-        return f"bid:{bids[0]}" if bids else legal[0]
+        return bid_choice(_mask(obs["hand"]), obs["players"], obs["bidder"], obs["partner"], legal)
 
     def _name_trump(self, obs: dict[str, Any]) -> str:
         """F3.1: name a suit only when the three cards seen make it good (two with the ace,
@@ -454,6 +438,27 @@ class TableHeuristic:
             if val > score:
                 best, score = s, val
         return f"trump:{_SUITS[best]}" if best is not None and score >= 4 else "pass"
+
+
+def bid_choice(hand: int, n: int, bidder: int | None, partner: int | None, legal: list[str]) -> str:
+    """The heuristic's bid from its hand (a card mask) at a table of ``n``: the lowest legal
+    bid its estimate of the points it will take (its best suit's, and 22 for a partner's
+    share) covers, never the moon; a pass over its partner's bid."""
+    mine = max(_suit_points(hand, s, n) for s in range(4))
+    if n == 4:
+        est = mine + 22  # the partner's share
+        if bidder is not None and bidder == partner:
+            return "pass" if "pass" in legal else legal[0]
+    else:
+        est = mine
+    level = int((est - 6) // 33)
+    bids = sorted(int(a[4:]) for a in legal if a.startswith("bid:") and a != "bid:5")
+    ok = [b for b in bids if b <= level]
+    if ok:
+        return f"bid:{ok[0]}"
+    if "pass" in legal:
+        return "pass"
+    return f"bid:{bids[0]}" if bids else legal[0]
 
 
 def _suit_value(hand: int, suit: int, n: int, marriage: bool) -> float:
