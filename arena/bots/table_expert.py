@@ -188,7 +188,8 @@ class TableExpert:
         return self.choose(obs, legal)
 
     def choose(self, obs: dict[str, Any], legal: list[str], time_left_ms: int | None = None) -> str:
-        """The action for ``obs``: searched card play, the heuristic's everything else."""
+        """The action for ``obs``: searched card play and bids (the moon never), claims of
+        66 when true, the heuristic's marriages, trump decision and last-trick claim."""
         self.decisions += 1
         if self.search_bids and "players" in obs and obs["phase"] == "bid" and len(legal) > 1:
             bids = [parse_action(a) for a in legal if a != "bid:5"]  # never the moon
