@@ -33,17 +33,18 @@ __all__ = ["TableWorlds", "public_actions"]
 TRIES = 40
 
 
-def public_actions(obs: dict[str, Any]) -> list[int]:
+def public_actions(obs: dict[str, Any], variant: Variant) -> list[int]:
     """The actions of the deal so far, in order, as every seat saw them (action ids): the
     bids, the trump decision, and trick by trick the leader's marriage, its card, the
     partner's marriage or pass (F4.1), the other cards."""
+    form = _form(variant)
     acts: list[int] = []
     for b in obs["bids"]:
         acts.append(BID + b["bid"] - 1 if b["bid"] else PASS)
     by = obs["trump_set_by"]
-    if obs["variant_form"] == "pagat3" and by is not None:
+    if form == "pagat3" and by is not None:
         acts.append(TRUMP + SUITS.index(obs["trump"]) if by["named"] else PASS)
-    meld = obs["variant_form"] == "pagat4"
+    meld = form == "pagat4"
     marriages: dict[int, list[dict]] = {}
     for m in obs["marriages"]:
         marriages.setdefault(m["trick"], []).append(m)
@@ -85,7 +86,8 @@ class TableWorlds:
         self.variant = variant = variant if variant is not None else get_variant(obs["variant"])
         self.me = me = obs["seat"]
         self.n = n = obs["players"]
-        self.obs = obs = {**obs, "variant_form": _form(variant)}
+        self.obs = obs
+        self.form = _form(variant)
         facts = TableFacts(obs)
         self.hand = facts.hand
         #: Each seat's cards played so far, in the order played.
@@ -115,7 +117,7 @@ class TableWorlds:
         self.widow = [parse_card(c) for c in obs["widow"]] if obs["widow"] else []
         turn = obs["turn_card"]
         self.turn = (turn["seat"], parse_card(turn["card"])) if turn else None
-        self.actions = public_actions(obs)
+        self.actions = public_actions(obs, variant)
         self.score = tuple(obs["score"])
 
     def deal(self, rng: random.Random) -> dict[int, int] | None:
@@ -162,7 +164,7 @@ class TableWorlds:
             cards = self.played[s] + list(cards_of_32(now))
             if self.turn is not None and self.turn[0] == s:  # the trump card where the deal put it
                 cards.remove(self.turn[1])
-                at = 3 if self.obs["variant_form"] == "pagat3" else len(cards)
+                at = 3 if self.form == "pagat3" else len(cards)
                 cards.insert(at, self.turn[1])
             hands.append(cards)
         widow = list(cards_of_32(got[-1])) if self.widow_hidden else self.widow
