@@ -26,7 +26,7 @@ import time
 from typing import Any
 
 from ..game import Variant
-from ..game.actions import DECLARE, MARRY, PASS, action_str, parse_action, play_card
+from ..game.actions import DECLARE, MARRY, PASS, action_str, parse_action, play_action, play_card
 from ..game.cards import POINTS_32, SUIT_MASK_32, SUIT_OF
 from ..game.table import BIDDING, FOLLOW, LAST, LEAD, MELD, OVER, TableState
 from .expert import BUDGETS, settled
@@ -107,16 +107,16 @@ def table_policy(st: TableState) -> int:
         if trump < 0:  # the first card led sets trumps: the top card of the longest suit
             h = st.hand[s]
             suit = max(range(4), key=lambda x: (h & SUIT_MASK_32[x]).bit_count())
-            return _act(min([c for c in cards if SUIT_OF[c] == suit] or cards))
+            return play_action(min([c for c in cards if SUIT_OF[c] == suit] or cards))
         opps = [x for x in range(st.players) if st.team_of(x) != team and (st.active is None or x in st.active)]
         best, best_pts = -1, -1
         for c in cards:
             if not any(_threat(st, o, c, SUIT_OF[c]) for o in opps) and POINTS_32[c] > best_pts:
                 best, best_pts = c, POINTS_32[c]
         if best >= 0:
-            return _act(best)
+            return play_action(best)
         side = [c for c in cards if SUIT_OF[c] != trump] or cards
-        return _act(min(side, key=lambda c: (POINTS_32[c], -c)))
+        return play_action(min(side, key=lambda c: (POINTS_32[c], -c)))
     # FOLLOW
     cards = [play_card(a) for a in acts]
     w = st.win_card
@@ -124,19 +124,15 @@ def table_policy(st: TableState) -> int:
     later_opps = [x for x in _later(st, s) if st.team_of(x) != team]
     if st.team_of(st.win_seat) == team:
         if not any(_threat(st, o, w, lead_suit) for o in later_opps):
-            return _act(max(cards, key=lambda c: (POINTS_32[c], SUIT_OF[c] != trump, c)))
-        return _act(min(cards, key=lambda c: (POINTS_32[c], SUIT_OF[c] == trump, -c)))
+            return play_action(max(cards, key=lambda c: (POINTS_32[c], SUIT_OF[c] != trump, c)))
+        return play_action(min(cards, key=lambda c: (POINTS_32[c], SUIT_OF[c] == trump, -c)))
     winners = [c for c in cards if _beats(c, w, trump)]
     safe = [c for c in winners if not any(_threat(st, o, c, lead_suit) for o in later_opps)]
     if safe:
-        return _act(max(safe))  # the weakest card that holds the trick
+        return play_action(max(safe))  # the weakest card that holds the trick
     if winners and st.trick_pts >= 10:
-        return _act(min(winners))
-    return _act(min(cards, key=lambda c: (POINTS_32[c], SUIT_OF[c] == trump, -c)))
-
-
-def _act(c: int) -> int:
-    return c if c < MARRY else c + 9
+        return play_action(min(winners))
+    return play_action(min(cards, key=lambda c: (POINTS_32[c], SUIT_OF[c] == trump, -c)))
 
 
 class TableExpert:
