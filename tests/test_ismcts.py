@@ -134,6 +134,36 @@ def test_the_tree_prefers_the_action_that_wins_in_every_world():
     assert best[0] == good and best[2] == 2.0
 
 
+def test_a_choice_is_decided_once_no_iterations_left_can_change_it():
+    for k, st in enumerate(open_states("sixty-six", 6, 31)):
+        tree, cands = _tree_over(st, 120, k)
+        if len(cands) < 2:
+            assert tree.decided(cands, 10**6)  # one candidate: nothing to decide
+            continue
+        visits = sorted((n for _, n, _ in tree.root_values(cands)), reverse=True)
+        lead = visits[0] - visits[1]
+        assert tree.decided(cands, lead - 1)
+        assert not tree.decided(cands, lead)  # a tie would break the other way: not decided
+
+
+def test_the_timed_tree_stops_once_its_choice_is_decided():
+    """Given far more time than its cap of rounds needs, the anytime tree stops short of
+    the cap on decisions whose leader no remaining round could overtake, and never before
+    the fixed count of rounds."""
+    early = searched = 0
+    for k, st in enumerate(open_states("sixty-six", 8, 37)):
+        obs, legal = observation(st, st.to_act), st.legal_action_strings()
+        expert = ExpertStrategy(k, move_ms=2000, budget="time", open_search="ismcts")
+        expert.MAX_WORLDS = 120  # the cap on rounds, well within the budget: the settle test stops short of it
+        assert expert.choose(obs, legal) in legal
+        if expert.last["kind"] != "playouts":
+            continue
+        searched += 1
+        assert expert.last["samples"] >= expert.PLAYOUT_WORLDS
+        early += expert.last["samples"] < expert.MAX_WORLDS
+    assert searched >= 5 and early >= 3
+
+
 def test_open_search_is_checked_by_name():
     assert "pimc" in OPEN_SEARCHES and "ismcts" in OPEN_SEARCHES
     with pytest.raises(ValueError, match="open_search"):

@@ -522,8 +522,9 @@ class ExpertStrategy:
     def _open_tree(self, worlds: Worlds, acts: list[int], rng: random.Random, deadline: tuple[float, float]) -> int:
         """Open talon by information-set tree search (`Tree`): rounds of one iteration per
         candidate, each on a fresh world, as many rounds as `_open` has worlds (more, with a
-        time budget, until it is spent); the close valued as `_open` values it; the root's
-        most visited candidate is played."""
+        time budget, until it is spent or no round left in it can change the choice,
+        `Tree.decided`, once the close is out of play); the close valued as `_open` values
+        it; the root's most visited candidate is played."""
         me = worlds.info.seat
         util = self._util
         cands = [a for a in acts if a != CLOSE]
@@ -540,6 +541,11 @@ class ExpertStrategy:
         for i in range(cap):  # a round: one iteration per candidate, the close solved in its first world
             if i and _out_of_time(start, i, deadline[i >= n]):
                 break
+            if timed and i >= n and i % self.SETTLE_EVERY == 0 and (close_done >= n_close or close_dropped):
+                now = time.perf_counter()  # settled: no round left in the budget can change the choice
+                rounds_left = min(cap - i, (deadline[1] - now) / ((now - start) / i))
+                if tree.decided(cands, rounds_left * k):
+                    break
             for j in range(k):
                 w = worlds.sample(rng)
                 if j == 0 and close_done < n_close and not close_dropped:

@@ -128,6 +128,12 @@ class Tree:
                 best, best_u = a, u
         return best
 
+    def decided(self, acts: list[int], left: float) -> bool:
+        """Whether the most visited root candidate (the one played) stays so whatever
+        ``left`` more iterations do: its lead in visits over the runner-up exceeds them."""
+        visits = sorted((self.root.stats.get(a, (0.0,))[0] for a in acts), reverse=True)
+        return len(visits) < 2 or visits[0] - visits[1] > left
+
     def root_values(self, acts: list[int]) -> list[tuple[int, float, float]]:
         """(action, visits, mean value) for each root candidate."""
         out = []
