@@ -148,17 +148,21 @@ def test_a_choice_is_decided_once_no_iterations_left_can_change_it():
 
 def test_the_timed_tree_stops_once_its_choice_is_decided():
     """Given far more time than its cap of rounds needs, the anytime tree stops short of
-    the cap on decisions whose leader no remaining round could overtake, and never before
-    the fixed count of rounds."""
+    the cap on decisions whose leader no remaining round could overtake, never before the
+    fixed count of rounds, and plays what it would have played at the cap."""
     early = searched = 0
     for k, st in enumerate(open_states("sixty-six", 8, 37)):
         obs, legal = observation(st, st.to_act), st.legal_action_strings()
         expert = ExpertStrategy(k, move_ms=2000, budget="time", open_search="ismcts")
         expert.MAX_WORLDS = 120  # the cap on rounds, well within the budget: the settle test stops short of it
-        assert expert.choose(obs, legal) in legal
+        action = expert.choose(obs, legal)
+        assert action in legal
         if expert.last["kind"] != "playouts":
             continue
         searched += 1
+        full = ExpertStrategy(k, move_ms=2000, budget="time", open_search="ismcts")
+        full.MAX_WORLDS, full.SETTLE_EVERY = 120, 10**9  # never checks: runs to the cap
+        assert full.choose(obs, legal) == action and full.last["samples"] == 120
         assert expert.last["samples"] >= expert.PLAYOUT_WORLDS
         early += expert.last["samples"] < expert.MAX_WORLDS
     assert searched >= 5 and early >= 3
