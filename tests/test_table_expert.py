@@ -17,8 +17,9 @@ import pytest
 
 from arena.bots.table_expert import TableExpert, deal_value, table_policy
 from arena.bots.table_strategies import TableHeuristic, bid_choice
-from arena.bots.table_worlds import TableWorlds, public_actions
+from arena.bots.table_worlds import NamingWorlds, TableWorlds, public_actions
 from arena.game import TABLE_PRESETS, Match, derive_seed, get_variant, observation
+from arena.game.actions import PASS
 from arena.game.cards import parse_card
 from arena.game.table import OVER
 from arena.game.table_observation import table_observation
@@ -71,6 +72,50 @@ def test_every_world_is_one_the_seat_cannot_tell_from_the_truth(preset):
             assert table_observation(w, seat) == obs
             assert w.legal_actions() == state.legal_actions()
     assert decisions > 40 and worlds == 3 * decisions
+
+
+def test_naming_worlds_are_deals_the_namer_cannot_tell_from_the_truth():
+    """F3.1's trump decision: every world keeps the namer's three cards where they are, deals
+    the rest of the pack anew (the namer's later cards too), and looks to the namer exactly
+    as the true deal does."""
+    rng = random.Random(2)
+    named = 0
+    for state, seat, obs, _legal in _decisions("three-pagat", derive_seed(5, "name")):
+        if obs["phase"] != "name":
+            if obs["phase"] == "lead" and named == 1:
+                with pytest.raises(ValueError, match="phase"):
+                    NamingWorlds(obs)
+            continue
+        named += 1
+        nw = NamingWorlds(obs)
+        later = set()
+        for _ in range(8):
+            w = nw.sample(rng)
+            assert table_observation(w, seat) == obs
+            assert w.legal_actions() == state.legal_actions()
+            dealt = w.clone()
+            dealt.apply_legal(PASS)  # the rest of the deal comes out
+            assert all(h.bit_count() == 8 for h in dealt.hand) and sum(dealt.hand) == (1 << 24) - 1  # the pack, once
+            assert dealt.hand[seat] & w.hand[seat] == w.hand[seat]  # its three cards stay its own
+            later.add(dealt.hand[seat])
+        assert len(later) > 1  # its own later cards are unknown to it
+    assert named >= 3
+
+
+def test_searched_trump_names_a_suit_it_holds_or_passes():
+    """With ``search_trump`` the decision is searched: legal, reproducible, never a suit none
+    of its three cards is in; the time budget bounds it."""
+    decisions = 0
+    for _state, _seat, obs, legal in _decisions("three-pagat", derive_seed(6, "name")):
+        if obs["phase"] != "name":
+            continue
+        decisions += 1
+        a = TableExpert(7, search_trump=True)(obs, legal)
+        assert a == TableExpert(7, search_trump=True)(obs, legal)
+        assert a == "pass" or a[-1] in {c[-1] for c in obs["hand"]}
+        timed = TableExpert(7, search_trump=True, budget="time", move_ms=100)
+        assert timed.choose(obs, legal, 100) in legal and timed.last["worlds"] >= 1
+    assert decisions >= 3
 
 
 @pytest.mark.parametrize("preset", ["four-pagat", "three-cutthroat"])

@@ -23,10 +23,10 @@ from ..game import Variant, get_variant
 from ..game.actions import BID, MARRY, PASS, TRUMP, play_action
 from ..game.cards import SUITS, cards_of_32, parse_card
 from ..game.table import TableState
-from ..game.table_deal import table_from_cards
+from ..game.table_deal import table_from_cards, table_pack
 from .table_strategies import TableFacts
 
-__all__ = ["TableWorlds", "public_actions"]
+__all__ = ["NamingWorlds", "TableWorlds", "public_actions"]
 
 #: Draws of one world before giving up on it (a dead end of the dealing, or a replay the
 #: rules refuse).
@@ -75,6 +75,39 @@ def _form(v: Variant) -> str:
     if v.form == "pagat":
         return f"pagat{v.players}"
     return v.form
+
+
+class NamingWorlds:
+    """The worlds of F3.1's trump decision: the seat to name has seen only its first three
+    cards, so every other card of the pack is dealt at random, the rest of its own hand
+    included (its fourth card is the one turned up if it passes). `sample(rng)` gives the
+    deal at the decision."""
+
+    def __init__(self, obs: dict[str, Any], variant: Variant | None = None):
+        self.variant = variant if variant is not None else get_variant(obs["variant"])
+        if obs["phase"] != "name":
+            raise ValueError(f"phase: NamingWorlds is for the trump decision ('name'), got {obs['phase']!r}")
+        self.me = obs["seat"]
+        self.dealer = obs["dealer"]
+        self.score = obs["score"]
+        self.carry = obs["carry"]
+        self.deal_no = obs["deal"]
+        self.mine = [parse_card(c) for c in obs["hand"]]
+        self.rest = [c for c in table_pack(self.variant) if c not in self.mine]
+
+    def sample(self, rng: random.Random) -> TableState:
+        cards = self.rest[:]
+        rng.shuffle(cards)
+        size = self.variant.hand_size
+        hands = []
+        for s in range(self.variant.players):
+            k = size - len(self.mine) if s == self.me else size
+            hands.append((self.mine if s == self.me else []) + cards[:k])
+            del cards[:k]
+        st = table_from_cards(self.variant, hands, dealer=self.dealer, score=self.score)
+        st.carry = self.carry
+        st.deal_no = self.deal_no
+        return st
 
 
 class TableWorlds:
