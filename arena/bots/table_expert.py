@@ -205,7 +205,8 @@ class TableExpert:
             held = {card[-1] for card in obs["hand"]}
             cands = [parse_action(a) for a in legal if a == "pass" or a[-1] in held]
             limits = self._deadline(time_left_ms)
-            limits = limits and (limits[0], limits[0])
+            if limits is not None:
+                limits = (limits[0], limits[0])
             best = self._search(obs, cands, rng, limits, NamingWorlds(obs, self.variant))
             return action_str(best) if best is not None else self.heuristic(obs, legal)
         if "players" not in obs or obs["phase"] not in ("lead", "follow") or len(legal) == 1:
