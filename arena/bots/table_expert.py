@@ -194,21 +194,17 @@ class TableExpert:
         self.decisions += 1
         if self.search_bids and "players" in obs and obs["phase"] == "bid" and len(legal) > 1:
             bids = [parse_action(a) for a in legal if a != "bid:5"]  # never the moon
-            rng = random.Random(self.seed * 1_000_003 + self.decisions)
-            best = self._search(obs, bids, rng, self._deadline(time_left_ms))
-            return action_str(best) if best is not None else self.heuristic(obs, legal)
+            return self._searched(obs, legal, bids, self._deadline(time_left_ms))
         if self.search_trump and "players" in obs and obs["phase"] == "name" and len(legal) > 1:
             # once a deal: the whole safety share of the move; a suit none of its three
             # cards is in is never named (nor chosen, in 200 deals searched at four times
             # the work)
-            rng = random.Random(self.seed * 1_000_003 + self.decisions)
             held = {card[-1] for card in obs["hand"]}
             cands = [parse_action(a) for a in legal if a == "pass" or a[-1] in held]
             limits = self._deadline(time_left_ms)
             if limits is not None:
                 limits = (limits[0], limits[0])
-            best = self._search(obs, cands, rng, limits, NamingWorlds(obs, self.variant))
-            return action_str(best) if best is not None else self.heuristic(obs, legal)
+            return self._searched(obs, legal, cands, limits, NamingWorlds(obs, self.variant))
         if "players" not in obs or obs["phase"] not in ("lead", "follow") or len(legal) == 1:
             return self.heuristic(obs, legal)
         if any(a.startswith("marry:") for a in legal):
@@ -218,8 +214,20 @@ class TableExpert:
         cands = [parse_action(a) for a in legal if a != "declare"]
         if len(cands) == 1:
             return action_str(cands[0])
+        return self._searched(obs, legal, cands, self._deadline(time_left_ms))
+
+    def _searched(
+        self,
+        obs: dict[str, Any],
+        legal: list[str],
+        cands: list[int],
+        limits: tuple[float, float] | None,
+        worlds: NamingWorlds | TableWorlds | None = None,
+    ) -> str:
+        """The searched choice among ``cands`` (`_search`, seeded by the player's seed and the
+        decision's number), or the heuristic's when no world could be drawn."""
         rng = random.Random(self.seed * 1_000_003 + self.decisions)
-        best = self._search(obs, cands, rng, self._deadline(time_left_ms))
+        best = self._search(obs, cands, rng, limits, worlds)
         return action_str(best) if best is not None else self.heuristic(obs, legal)
 
     def _deadline(self, time_left_ms: int | None) -> tuple[float, float] | None:

@@ -77,6 +77,17 @@ def _form(v: Variant) -> str:
     return v.form
 
 
+def _laid_out(
+    variant: Variant, hands: list[list[int]], obs: dict[str, Any], widow: list[int] | None = None
+) -> TableState:
+    """The deal laid out from each seat's cards in the order dealt (`table_from_cards`),
+    with what the seat sees of the match: the score, the carry and the deal's number."""
+    st = table_from_cards(variant, hands, widow or (), obs["dealer"], score=tuple(obs["score"]))
+    st.carry = obs["carry"]
+    st.deal_no = obs["deal"]
+    return st
+
+
 class NamingWorlds:
     """The worlds of F3.1's trump decision: the seat to name has seen only its first three
     cards, so every other card of the pack is dealt at random, the rest of its own hand
@@ -87,11 +98,8 @@ class NamingWorlds:
         self.variant = variant if variant is not None else get_variant(obs["variant"])
         if obs["phase"] != "name":
             raise ValueError(f"phase: NamingWorlds is for the trump decision ('name'), got {obs['phase']!r}")
+        self.obs = obs
         self.me = obs["seat"]
-        self.dealer = obs["dealer"]
-        self.score = obs["score"]
-        self.carry = obs["carry"]
-        self.deal_no = obs["deal"]
         self.mine = [parse_card(c) for c in obs["hand"]]
         self.rest = [c for c in table_pack(self.variant) if c not in self.mine]
 
@@ -104,10 +112,7 @@ class NamingWorlds:
             k = size - len(self.mine) if s == self.me else size
             hands.append((self.mine if s == self.me else []) + cards[:k])
             del cards[:k]
-        st = table_from_cards(self.variant, hands, dealer=self.dealer, score=self.score)
-        st.carry = self.carry
-        st.deal_no = self.deal_no
-        return st
+        return _laid_out(self.variant, hands, self.obs)
 
 
 class TableWorlds:
@@ -151,7 +156,6 @@ class TableWorlds:
         turn = obs["turn_card"]
         self.turn = (turn["seat"], parse_card(turn["card"])) if turn else None
         self.actions = public_actions(obs, variant)
-        self.score = tuple(obs["score"])
 
     def deal(self, rng: random.Random) -> dict[int, int] | None:
         """The hidden cards dealt out: seat (-1 the widow) -> its cards; None at a dead end.
@@ -202,13 +206,11 @@ class TableWorlds:
             hands.append(cards)
         widow = list(cards_of_32(got[-1])) if self.widow_hidden else self.widow
         try:
-            st = table_from_cards(self.variant, hands, widow, self.obs["dealer"], score=self.score)
+            st = _laid_out(self.variant, hands, self.obs, widow)
             for a in self.actions:
                 st.apply_action(a)
         except ValueError:  # IllegalActionError and the deal's own checks
             return None
-        st.carry = self.obs["carry"]
-        st.deal_no = self.obs["deal"]
         if st.to_act != me or st.phase_name != self.obs["phase"]:
             return None
         return st
