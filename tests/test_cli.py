@@ -18,6 +18,8 @@ from running import count as stored
 from arena.game import ALL_PRESETS
 
 ROOT = Path(__file__).resolve().parent.parent
+#: An agent that declares only the two-handed games.
+TWO_HANDED = str(ROOT / "tests" / "agents" / "broken" / "two-handed.toml")
 
 
 def resume_hint(err: str) -> list[str]:
@@ -67,8 +69,8 @@ def test_selfplay_is_reproducible_and_seed_dependent():
         (["selfplay", "--seed", "-3"], "arena: error: --seed: must be a non-negative integer"),
         # the three- and four-handed games: refused before any process starts (or folder is made)
         (["match", "random", "greedy", "--variant", "four-pagat"], "arena: error: four-pagat seats 4 agents; 2 given"),
-        (["compare", "random", "greedy", "--variant", "three-sitout", "--reference", "expert", "--fixed", "2"],
-         "arena: error: --reference: agent 'expert' plays only sixty-six, schnapsen, three-pagat, "),
+        (["compare", "random", "greedy", "--variant", "three-sitout", "--reference", TWO_HANDED, "--fixed", "2"],
+         "arena: error: --reference: agent 'two-handed' plays only sixty-six, schnapsen (field 'variants' of "),
         (["ladder", "init", "/nonexistent/lad", "--variant", "five-handed"],
          "arena: error: flags: field 'variant' is not a valid variant: unknown variant 'five-handed'"),
     ],

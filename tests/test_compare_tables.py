@@ -16,6 +16,8 @@ from running import arena, interrupt_after, ok, one_line_error
 from arena.stats.sprt import SPRT, ScoreSPRT, elo_estimate, llr_pairs, llr_scores, score_estimate
 
 ROOT = Path(__file__).resolve().parent.parent
+#: An agent that declares only the two-handed games.
+TWO_HANDED = str(ROOT / "tests" / "agents" / "broken" / "two-handed.toml")
 
 
 def rows(store: Path) -> list[sqlite3.Row]:
@@ -142,7 +144,7 @@ def test_two_copies_of_one_program_play_identical_games_so_every_deck_set_scores
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--variant", "three-sitout", "--reference", "expert"], "--reference: agent 'expert' plays only "),
+        (["--variant", "three-sitout", "--reference", TWO_HANDED], "--reference: agent 'two-handed' plays only "),
         (["--variant", "four-pagat", "--reference", "no-such-agent"],
          "--reference: names an agent that cannot be used: unknown agent 'no-such-agent'"),
         (["--reference", "greedy"], "--reference: only for the three- and four-handed games, not sixty-six"),

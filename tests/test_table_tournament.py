@@ -215,7 +215,8 @@ def test_table_shards_merge_into_the_unsharded_tournament(tmp_path):
          ["--agents", "exactly 3"]),
         (["--variant", "four-pagat", "--seating", "permutations", "--agents", "random,greedy,heuristic,node-greedy"],
          ["--seating", "three-handed"]),
-        (["--variant", "three-sitout", "--agents", "random,greedy,expert"], ["expert", "three-sitout"]),
+        (["--variant", "three-sitout", "--agents", f"random,greedy,{ROOT}/tests/agents/broken/two-handed.toml"],
+         ["two-handed", "three-sitout"]),
     ],
 )
 def test_bad_table_configs_are_one_line_errors_before_any_match(extra, needles, tmp_path):

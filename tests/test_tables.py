@@ -156,9 +156,9 @@ def test_a_version_1_agent_at_a_table_is_refused_in_one_line():
 def test_arena_match_counts_the_seats_and_the_games_agents_declare():
     p = arena("match", "random", "random", "--variant", "four-pagat", "--quiet")
     assert p.returncode == 2 and p.stderr.strip() == "arena: error: four-pagat seats 4 agents; 2 given"
-    p = arena("match", "expert", "random", "random", "--variant", "three-sitout", "--quiet")
-    assert p.returncode == 2 and "plays only sixty-six, schnapsen, three-pagat" in p.stderr
-    assert "not three-sitout" in p.stderr
+    p = arena("match", BROKEN / "two-handed.toml", "random", "random", "--variant", "three-sitout", "--quiet")
+    assert p.returncode == 2 and "agent 'two-handed' plays only sixty-six, schnapsen (field 'variants' of " in p.stderr
+    assert p.stderr.strip().endswith("two-handed.toml), not three-sitout")
     p = arena("match", "random", "random", "random", "random", "--variant", "kreuzmariage", "--seed", "3",
               "--no-sandbox")  # fmt: skip
     assert p.returncode == 0, p.stderr

@@ -7,7 +7,9 @@ min(move_ms, time_left_ms) lasts), its worlds weighted by how likely the opponen
 on the table is in each (``infer=True``, since 2.1.0), under a model of leading by value
 (``lead_model="value"``, since 2.2.0: `arena.bots.inference`). In the three- and
 four-handed forms (since 2.3.0) it is `arena.bots.table_expert.TableExpert`: the same
-kind of search over the card play and (since 2.4.0) the bids. The SDK's ``player``
+kind of search over the card play and (since 2.4.0) the bids. In three-sitout (since
+2.5.0) each deal is a two-handed Sixty-Six hand between two of the three, which the
+two-handed search plays as it plays any deal. The SDK's ``player``
 form gives it the whole request and the match's setup. One strategy per match, seeded by
 ``match_start``'s seed, so a match plays the same on any process. A bug in the search
 never costs the match: the greedy choice (the heuristic's at a table; or the first legal
@@ -30,10 +32,10 @@ from arena.game import Variant, get_variant
 from arena.sdk import Request, Setup, run
 
 NAME = "expert"
-VERSION = "2.4.0"
-#: The games it plays (its manifest's ``variants``): not three-sitout, whose two-handed deals
-#: at a table of three its two-handed search does not model.
-GAMES = ["sixty-six", "schnapsen", "three-pagat", "three-cutthroat", "four-pagat", "kreuzmariage", "four-bidding"]
+VERSION = "2.5.0"
+#: The games it plays (its manifest's ``variants``): all of them.
+GAMES = ["sixty-six", "schnapsen", "three-pagat", "three-cutthroat", "three-sitout", "four-pagat", "kreuzmariage",
+         "four-bidding"]
 
 
 def _variant(data: dict[str, Any]) -> Variant | None:
@@ -55,6 +57,8 @@ def player(setup: Setup):
         strategy = TableExpert(setup.seed, variant=variant, move_ms=move_ms, budget="time")
         fallback = TableHeuristic(0)
     else:
+        if variant is not None and variant.form == "dealer_sits_out":
+            variant = variant.hand_variant  # what each deal is: a two-handed hand of the pack
         strategy = ExpertStrategy(
             setup.seed, variant=variant, move_ms=move_ms, budget="time", infer=True, lead_model="value"
         )

@@ -2,7 +2,9 @@
 
 It plays legal random moves like a good agent, except that at its third request (or at
 start, for the start-up faults) it misbehaves in the way its argument names. ``burn``
-is not broken: it burns 0.3 s of CPU at each match start (for the CPU-limit tests).
+is not broken: it burns 0.3 s of CPU at each match start (for the CPU-limit tests);
+nor is ``two-handed``, whose manifest declares only the two-handed games (for the tests of
+a game an agent does not play).
 """
 
 import os
