@@ -591,9 +591,10 @@ def test_the_opponent_close_model_is_checked_by_name():
 
 
 def test_the_expert_plays_three_sitout_deals_and_places_above_the_heuristic():
-    """In three-sitout each deal is a two-handed hand of ``hand_variant``, which the agent's
-    two-handed search plays (agents/expert from 2.5.0). On the same decks, the expert in a
-    seat (the heuristic in the other two) places better than the heuristic there."""
+    """In three-sitout each deal is a two-handed hand of ``hand_variant``, which the
+    two-handed search plays when given the match's variant (agents/expert from 2.5.0). On
+    the same decks, the expert in a seat (the heuristic in the other two) places better
+    than the heuristic there."""
     v = get_variant("three-sitout")
     worth = {1: 1.0, 2: 0.5, 3: 0.0}
     sets = []
@@ -603,7 +604,7 @@ def test_the_expert_plays_three_sitout_deals_and_places_above_the_heuristic():
         for seat in range(3):
             got = []
             expert = ExpertStrategy(
-                derive_seed(23, "x", i, seat), variant=v.hand_variant, effort=0.5, infer=True, lead_model="value"
+                derive_seed(23, "x", i, seat), variant=v, effort=0.5, infer=True, lead_model="value"
             )
             for mine in (expert, TableHeuristic(derive_seed(23, "h", i, seat))):
                 players = [TableHeuristic(derive_seed(seed, "ref", s)) for s in range(3)]

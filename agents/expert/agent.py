@@ -56,9 +56,7 @@ def player(setup: Setup):
     if variant is not None and variant.is_table:
         strategy = TableExpert(setup.seed, variant=variant, move_ms=move_ms, budget="time")
         fallback = TableHeuristic(0)
-    else:
-        if variant is not None and variant.form == "dealer_sits_out":
-            variant = variant.hand_variant  # what each deal is: a two-handed hand of the pack
+    else:  # the two-handed games, and three-sitout's two-handed deals
         strategy = ExpertStrategy(
             setup.seed, variant=variant, move_ms=move_ms, budget="time", infer=True, lead_model="value"
         )

@@ -184,7 +184,8 @@ class ExpertStrategy:
 
     Call it as ``strategy(obs, legal)`` like any strategy, or ``strategy.choose(obs,
     legal, time_left_ms)`` to pass the request's clock. ``variant`` is the rule set (from
-    ``hello``); by default the preset named in the observation. ``move_ms`` is the per-move
+    ``hello``; three-sitout's deals are played by its two-handed `Variant.hand_variant`);
+    by default the preset named in the observation. ``move_ms`` is the per-move
     allowance from ``hello``'s time control.
     """
 
@@ -242,7 +243,7 @@ class ExpertStrategy:
         self.time_fraction = time_fraction
         self.settle_z = settle_z
         self.move_ms_fraction = move_ms_fraction
-        self.variant = get_variant(variant) if variant is not None else None
+        self.variant = get_variant(variant).hand_variant if variant is not None else None
         self.move_ms = move_ms
         self.effort = effort
         self.safety_ms = safety_ms
