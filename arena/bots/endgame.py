@@ -42,6 +42,18 @@ class _Solver:
         self.count = [0]  # nodes visited
         self._build(v, trump, closer, ct or (0, 0), cp or (0, 0))
 
+    def nodes(self) -> int:
+        """Nodes visited so far."""
+        return self.count[0]
+
+    def size(self) -> int:
+        """Entries in the transposition table."""
+        return len(self.tt)
+
+    def clear(self) -> None:
+        self.tt.clear()
+        self.order_cache.clear()
+
     def _build(self, v: Variant, trump: int, closer: int, ct: tuple, cp: tuple) -> None:  # noqa: C901
         sch = v.schneider_at
         at_close = v.close_score_basis == "at_close"
@@ -350,34 +362,95 @@ class _Solver:
 
     def value(self, st: State, alpha: int = -_INF, beta: int = _INF) -> int:
         """The value for seat 0 of a strict-phase `State` (phase lead or follow)."""
-        h0, h1 = st.hand
-        p0, p1 = st.count(0), st.count(1)
-        t0, t1 = st.tricks
-        m0, m1 = st.mpending
-        if st.phase == FOLLOW:
-            return self.follow(st.leader, st.lead_card, h0, h1, p0, p1, t0, t1, m0, m1, alpha, beta)
-        ms = st.marriage_suit
-        if ms < 0:
-            ms = -1 if st.step <= 1 else -2
-        return self.lead(st.leader, h0, h1, p0, p1, t0, t1, m0, m1, alpha, beta, ms)
+        return _state_value(self, st, alpha, beta)
 
+
+def _state_value(solver: _Solver | _CSolver, st: State, alpha: int, beta: int) -> int:
+    h0, h1 = st.hand
+    p0, p1 = st.count(0), st.count(1)
+    t0, t1 = st.tricks
+    m0, m1 = st.mpending
+    if st.phase == FOLLOW:
+        return solver.follow(st.leader, st.lead_card, h0, h1, p0, p1, t0, t1, m0, m1, alpha, beta)
+    ms = st.marriage_suit
+    if ms < 0:
+        ms = -1 if st.step <= 1 else -2
+    return solver.lead(st.leader, h0, h1, p0, p1, t0, t1, m0, m1, alpha, beta, ms)
+
+
+_FAILED_RULES = {"two_or_three": 0, "three": 1, "by_closer_count": 2}
+
+
+def c_rules(v: Variant) -> tuple[int, ...]:
+    """``v``'s rules as `_csolve.Solver` reads them (the flags `_Solver._build` reads)."""
+    return (
+        v.schneider_at,
+        int(v.close_score_basis == "at_close"),
+        _FAILED_RULES[v.failed_close],
+        int(v.beaten_closer == "two"),
+        int(v.false_claim == "two"),
+        int(v.exhausted_rule == "last_trick_wins"),
+        int(v.strict_must_head),
+        int(v.strict_must_trump),
+        int(v.marriage_after_close),
+        int(v.marriage_needs_trick == "to_declare"),
+        int(v.marriage_lead == "king_only"),
+        int(v.auto_out),
+    )
+
+
+class _CSolver:
+    """`_Solver`'s search in C (`arena/bots/_csolve.c`): the same moves in the same order,
+    the same values, tens of times faster. Its table is bounded and replaces old entries
+    when full, so it needs no clearing."""
+
+    def __init__(self, v: Variant, trump: int, closer: int, ct: tuple | None, cp: tuple | None):
+        ct = ct or (0, 0)
+        cp = cp or (0, 0)
+        self._c = _csolve.Solver(c_rules(v), trump, closer, ct[0], ct[1], cp[0], cp[1])
+        self.lead = self._c.lead
+        self.follow = self._c.follow
+
+    def nodes(self) -> int:
+        return self._c.nodes
+
+    def size(self) -> int:
+        return self._c.size
+
+    def clear(self) -> None:
+        self._c.clear()
+
+    def value(self, st: State, alpha: int = -_INF, beta: int = _INF) -> int:
+        """The value for seat 0 of a strict-phase `State` (phase lead or follow)."""
+        return _state_value(self, st, alpha, beta)
+
+
+try:
+    from . import _csolve  # type: ignore[attr-defined]
+except ImportError:  # not built (no C compiler at install): the Python solver plays the same
+    _csolve = None
+
+#: Whether `solver_for` gives the C solver (set False to force the Python one, as tests do).
+USE_C = _csolve is not None
 
 #: Solvers by their constants, shared by every search: a transposition-table entry holds
 #: the whole position (both hands), so entries stay valid across worlds and decisions.
-_SOLVERS: dict[tuple, _Solver] = {}
+_SOLVERS: dict[tuple, _Solver | _CSolver] = {}
 _TT_LIMIT = 150_000
 
 
-def solver_for(st: State) -> _Solver:
-    key = (st.variant, st.trump, st.closed_by, st.close_tricks, st.close_points)
+def solver_for(st: State) -> _Solver | _CSolver:
+    """The solver of ``st``'s strict phase (by its rules, trump and close facts), shared."""
+    use_c = USE_C
+    key = (st.variant, st.trump, st.closed_by, st.close_tricks, st.close_points, use_c)
     s = _SOLVERS.get(key)
     if s is None:
         if len(_SOLVERS) >= 64:
             _SOLVERS.clear()
-        s = _SOLVERS[key] = _Solver(st.variant, st.trump, st.closed_by, st.close_tricks, st.close_points)
-    elif len(s.tt) > _TT_LIMIT:
-        s.tt.clear()
-        s.order_cache.clear()
+        make = _CSolver if use_c else _Solver
+        s = _SOLVERS[key] = make(st.variant, st.trump, st.closed_by, st.close_tricks, st.close_points)
+    elif not use_c and s.size() > _TT_LIMIT:
+        s.clear()
     return s
 
 
@@ -397,9 +470,9 @@ class Search:
             return r.game_points if r.winner == 0 else -r.game_points
         if fast_ok(st):
             s = solver_for(st)
-            n = s.count[0]
+            n = s.nodes()
             v = s.value(st, alpha, beta)
-            self.nodes += s.count[0] - n
+            self.nodes += s.nodes() - n
             return v
         self.nodes += 1
         maxi = st.to_act == 0

@@ -23,6 +23,7 @@ from ..game.cards import cards_of
 from ..game.observation import observation
 from ..game.state import OVER, State
 from ..game.variant import Variant, get_variant
+from . import fast_playout
 from .closed_play import closer_values
 from .closer_model import CloserEvidence
 from .endgame import Search, fast_ok, solver_for, worth
@@ -433,17 +434,27 @@ class ExpertStrategy:
     def _playout_value(self, st: State, me: int, policy: Callable[[State], int]) -> float:
         """The value for ``me`` of playing ``st`` out: by ``policy`` while the talon is
         open, then (with ``solve_tail``) exactly."""
+        util = self._util
+        if policy is policy_action and not self.solve_tail and fast_playout.USE_C and st.phase != OVER:
+            # The same playout in C (`arena/bots/_cplayout.c`; in Python where it is not built
+            # or does not model the rules): `seat_value` of the deal's end.
+            winner, g, c0, c1 = fast_playout.play_out(st)
+            if winner < 0:
+                g = 0
+            elif winner != me:
+                g = -g
+            return util[g + 3] + ((c0 - c1) if me == 0 else (c1 - c0)) * 0.001
         apply = st.apply_legal
         if self.solve_tail:
             while st.phase != OVER and not fast_ok(st):
                 apply(policy(st))
             if st.phase != OVER:
                 val = solver_for(st).value(st)
-                return worth(self._util, val, me)
+                return worth(util, val, me)
         else:
             while st.phase != OVER:
                 apply(policy(st))
-        return seat_value(st, me, self._util)
+        return seat_value(st, me, util)
 
     def _open_counts(self, worlds: Worlds, can_close: bool) -> tuple[int, int, int]:
         """An open-phase decision's size: its fixed count of worlds, how many of them value

@@ -1,0 +1,192 @@
+"""The playout in C (`arena/bots/_cplayout.c`): a deal played by the default playout
+policy (`playout.policy_action`) for both seats, with the same moves as the pure-Python
+loops and tens of times faster; `run_open` until the deal is over or the exact solver can
+take over (`endgame.fast_ok`), as `reference` does, and `play_out` to the end of the deal,
+through the strict phase, as `reference_out` does.
+
+`run_open` packs a `State` for the kernel and returns a tuple: ``(0, winner,
+game_points, count0, count1)`` for a deal that ended (winner -1 for a drawn hand), else
+``(1, phase, leader, lead_card, h0, h1, count0, count1, t0, t1, mpending0, mpending1, ms,
+closed_by, ct0, ct1, cp0, cp1)`` at the point where `fast_ok` holds (``ms`` as the
+solver reads it: the marriage suit, else -1 before a marriage this lead or -2 after one;
+``ct``/``cp`` the close tricks and counts, zeros when the talon ran out unclosed).
+
+`play_out` returns ``(winner, game_points, count0, count1)``: the finished deal's
+`State.result` (winner -1 for a drawn hand; the counts are ``result.points``, the
+last-trick 10 included).
+
+The kernel models two-handed variants of `endgame._fast_variant` only; `rules_for` gives
+None for any other (and when the extension is not built), and `run_open` and `play_out`
+then play the Python loops. The flags it reads are `RULE_FLAGS`; the others cannot change
+a move or a result in these loops: ``forced_marriage`` and ``exchange_timing`` only remove cards from
+or add an exchange to legal sets the policy never picks from, ``deck`` and
+``exchange_rank`` come in with the cards (the talon, ``ex_card``), and the match flags
+(``target``, ``draw_carry``, ...) do not touch a deal.
+"""
+
+from __future__ import annotations
+
+from ..game.state import OVER, State
+from ..game.variant import Variant
+from .endgame import _fast_variant, fast_ok
+from .playout import policy_action
+
+try:
+    from . import _cplayout  # type: ignore[attr-defined]
+except ImportError:  # not built (no C compiler at install): `run_open` plays the Python loop
+    _cplayout = None
+
+__all__ = [
+    "AVAILABLE",
+    "RULE_FLAGS",
+    "USE_C",
+    "play_out",
+    "reference",
+    "reference_out",
+    "rule_flags",
+    "rules_for",
+    "run_open",
+    "supported",
+]
+
+#: Whether the C kernel imported.
+AVAILABLE: bool = _cplayout is not None
+
+#: Whether `run_open` and `play_out` use the kernel (set False to force the Python loops,
+#: as `endgame.USE_C` does for the solver; bench/search.py and `expert` read it).
+USE_C: bool = AVAILABLE
+
+#: The flags `_cplayout.Rules` takes, in order, each as a small int: a bool as 0/1, a
+#: number as itself, a choice as its index in the tuple given here.
+RULE_FLAGS: tuple[tuple[str, tuple | None], ...] = (
+    ("closing", None),
+    ("close_before_draw", None),
+    ("close_min_talon", None),
+    ("close_on_first_lead", None),
+    ("exchange_needs_trick", None),
+    ("exchange_min_talon", None),
+    ("exchange_on_first_lead", None),
+    ("exchange_on_close", ("none", "opponent")),
+    ("marriage_needs_trick", ("to_count", "to_declare")),
+    ("marriage_after_close", None),
+    ("marriage_lead", ("either", "king_only")),
+    ("strict_must_head", None),
+    ("strict_must_trump", None),
+    ("auto_out", None),
+    ("schneider_at", None),
+    ("close_score_basis", ("end", "at_close")),
+    ("failed_close", ("two_or_three", "three", "by_closer_count")),
+    ("beaten_closer", ("two_or_three", "two")),
+    ("false_claim", ("two_or_three", "two")),
+    ("exhausted_rule", ("higher_total", "last_trick_wins")),
+)
+
+
+def supported(variant: Variant) -> bool:
+    """Whether the kernel models ``variant``: two-handed, and `endgame._fast_variant`."""
+    return variant.form == "two_handed" and variant.players == 2 and _fast_variant(variant)
+
+
+def rule_flags(variant: Variant) -> tuple[int, ...]:
+    """``variant``'s `RULE_FLAGS` as the ints `_cplayout.Rules` takes (for a supported variant)."""
+    out = []
+    for name, choices in RULE_FLAGS:
+        value = getattr(variant, name)
+        out.append(choices.index(value) if choices is not None else int(value))
+    return tuple(out)
+
+
+#: `rules_for`'s cache: id of a variant -> (the variant, kept alive so the id stays its
+#: own, and its rules or None).
+_RULES: dict[int, tuple[Variant, object | None]] = {}
+_RULES_LIMIT = 256
+
+
+def rules_for(variant: Variant) -> object | None:
+    """The kernel's `Rules` for ``variant``, built once per variant; None if the kernel
+    is not built or does not model the variant (the caller plays the Python loop)."""
+    hit = _RULES.get(id(variant))
+    if hit is not None and hit[0] is variant:
+        return hit[1]
+    rules = _cplayout.Rules(rule_flags(variant)) if AVAILABLE and supported(variant) else None
+    if len(_RULES) >= _RULES_LIMIT:
+        _RULES.clear()
+    _RULES[id(variant)] = (variant, rules)
+    return rules
+
+
+def _over(st: State) -> tuple:
+    r = st.result
+    return (0, -1 if r.winner is None else r.winner, r.game_points, r.points[0], r.points[1])
+
+
+def _pack(st: State) -> tuple:
+    """The result tuple of a state that is over or where `fast_ok` holds."""
+    if st.phase == OVER:
+        return _over(st)
+    ms = st.marriage_suit
+    if ms < 0:
+        ms = -1 if st.step <= 1 else -2
+    ct = st.close_tricks or (0, 0)
+    cp = st.close_points or (0, 0)
+    h, t, mp = st.hand, st.tricks, st.mpending
+    return (1, st.phase, st.leader, st.lead_card, h[0], h[1], st.count(0), st.count(1), t[0], t[1], mp[0], mp[1],
+            ms, st.closed_by, ct[0], ct[1], cp[0], cp[1])  # fmt: skip
+
+
+def reference(st: State) -> tuple:
+    """`run_open`'s tuple from the pure-Python loop: a clone of ``st`` played by
+    `policy_action` until it is over or `fast_ok` holds. ``st`` is unchanged."""
+    st = st.clone()
+    apply = st.apply_legal
+    while st.phase != OVER and not fast_ok(st):
+        apply(policy_action(st))
+    return _pack(st)
+
+
+def run_open(st: State) -> tuple:
+    """Play a copy of ``st`` as `reference` does, in C when `USE_C` and `rules_for` gives
+    rules (else by `reference`); the same tuple. ``st`` is unchanged."""
+    rules = rules_for(st.variant) if USE_C else None
+    if rules is None or st.phase == OVER:
+        return reference(st)
+    h, t, p, mc, mp = st.hand, st.tricks, st.points, st.mcredit, st.mpending
+    out = _cplayout.run(
+        rules, st.trump, st.ex_card, h[0], h[1], st.stock, st.stock_pos, st.turn_up, st.strict, st.phase,
+        st.to_act, st.leader, st.lead_card, st.step, st.marriage_suit, st.closed_by,
+        t[0], t[1], p[0], p[1], mc[0], mc[1], mp[0], mp[1], st.n_tricks,
+    )  # fmt: skip
+    if st.closed_by >= 0 and out[0] == 1:
+        # Closed before the call: the kernel is not told the close facts (it only stops,
+        # after the opponent's exchange at most), so they come from the state.
+        out = out[:14] + st.close_tricks + st.close_points
+    return out
+
+
+def reference_out(st: State) -> tuple[int, int, int, int]:
+    """`play_out`'s tuple from the pure-Python loop: a clone of ``st`` played by
+    `policy_action` to the end of the deal. ``st`` is unchanged."""
+    st = st.clone()
+    apply = st.apply_legal
+    while st.phase != OVER:
+        apply(policy_action(st))
+    r = st.result
+    return (-1 if r.winner is None else r.winner, r.game_points, r.points[0], r.points[1])
+
+
+def play_out(st: State) -> tuple[int, int, int, int]:
+    """Play a copy of ``st`` to the end of the deal as `reference_out` does, in C when
+    `USE_C` and `rules_for` gives rules (else by `reference_out`): ``(winner,
+    game_points, count0, count1)``, winner -1 for a drawn hand. ``st`` may be anywhere in
+    the deal (a deal already over gives its result). ``st`` is unchanged."""
+    rules = rules_for(st.variant) if USE_C else None
+    if rules is None or st.phase == OVER:
+        return reference_out(st)
+    h, t, p, mc, mp = st.hand, st.tricks, st.points, st.mcredit, st.mpending
+    ct = st.close_tricks or (0, 0)
+    cp = st.close_points or (0, 0)
+    return _cplayout.run_to_end(
+        rules, st.trump, st.ex_card, h[0], h[1], st.stock, st.stock_pos, st.turn_up, st.strict, st.phase,
+        st.to_act, st.leader, st.lead_card, st.step, st.marriage_suit, st.closed_by,
+        t[0], t[1], p[0], p[1], mc[0], mc[1], mp[0], mp[1], st.n_tricks, ct[0], ct[1], cp[0], cp[1],
+    )  # fmt: skip
