@@ -126,14 +126,18 @@ def test_the_c_playout_plays_exactly_as_the_python_loop(v):
         assert phases[DRAW_PENDING], phases
     if v.exchange_on_close == "opponent" and v.closing:
         assert phases[CLOSE_OFFER], phases
-    assert closes[True] and closes[False], closes  # the policy closes, or the talon runs out
+    assert closes[False], closes  # the talon runs out
+    assert bool(closes[True]) == v.closing, closes  # the policy closes, where closing is allowed
 
 
-def test_the_policy_closes_even_where_closing_is_off():
-    # playout.may_close does not read `closing`: the kernel must close there too.
-    v = SIXTY_SIX.with_flags(closing=False)
+def test_the_policy_never_closes_where_closing_is_off():
+    # With closing off the policy must not close (the close would be illegal there), in C
+    # as in Python; with it on, it does from the same states.
     rng = random.Random(5)
-    closed = [F.run_open(st) for st in states(v, rng, 30)]
+    off = SIXTY_SIX.with_flags(closing=False)
+    results = [(F.run_open(st), F.reference(st)) for st in states(off, rng, 30)]
+    assert all(c == p and not (c[0] == 1 and c[13] >= 0) for c, p in results)
+    closed = [F.run_open(st) for st in states(SIXTY_SIX, random.Random(5), 30)]
     assert any(r[0] == 1 and r[13] >= 0 for r in closed)
 
 

@@ -95,10 +95,12 @@ def test_bad_arguments_are_refused_with_a_message():
         s.lead(0, 1, 2)
 
 
+@pytest.mark.parametrize("solve_tail", [False, True])
 @pytest.mark.parametrize("variant", PRESETS)
-def test_the_expert_plays_the_same_with_and_without_its_c_kernels(variant, monkeypatch):
+def test_the_expert_plays_the_same_with_and_without_its_c_kernels(variant, solve_tail, monkeypatch):
     # At fixed work the kernels change the speed, never a move: the same match, move for
-    # move, with the solver and the playouts in C and in Python.
+    # move, with the solver and the playouts in C and in Python (playouts to the end, the
+    # agent's; or to where the solver takes over, ``solve_tail``).
     from arena.bots import fast_playout
     from arena.bots.expert import ExpertStrategy
     from arena.bots.heuristic import HeuristicStrategy
@@ -109,6 +111,7 @@ def test_the_expert_plays_the_same_with_and_without_its_c_kernels(variant, monke
         monkeypatch.setattr(fast_playout, "USE_C", c)
         E._SOLVERS.clear()
         expert = ExpertStrategy(3, variant=variant, infer=True, lead_model="value")
+        expert.solve_tail = solve_tail
         match = play_match(variant, 77, [expert, HeuristicStrategy(3)])
         return [list(d.history) for d in match.deals]
 

@@ -275,7 +275,7 @@ static void close_talon(Deal *d, int s) {
     }
 }
 
-/* Apply action a (legal, or the policy's close where closing is off: see may_close). */
+/* Apply action a (legal). */
 static void apply(Deal *d, int a) {
     int s = d->to_act;
     if (a < MARRY) {
@@ -401,12 +401,11 @@ static int closed_sim(const int *f, int trump, uint32_t hc, uint32_t ho, int pc,
     }
 }
 
-/* may_close: a count (pending marriages included) of CLOSE_PROBE_COUNT and enough talon.
- * Like the Python, it does not read `closing`: with closing off the policy may still
- * close on lead (State._can_close is not asked), and the close is applied. */
+/* may_close: closing allowed, a count (pending marriages included) of CLOSE_PROBE_COUNT
+ * and enough talon. */
 static int may_close(const Deal *d, int s) {
     int cnt = count(d, s) + (d->tricks[s] ? 0 : d->mpending[s]);
-    if (cnt < CLOSE_PROBE_COUNT) return 0;
+    if (cnt < CLOSE_PROBE_COUNT || !d->f[F_CLOSING]) return 0;
     return talon_size(d) >= d->f[F_CLOSE_MIN_TALON] && (d->f[F_CLOSE_ON_FIRST_LEAD] || d->n_tricks > 0);
 }
 

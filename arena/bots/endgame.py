@@ -441,14 +441,19 @@ _TT_LIMIT = 150_000
 
 def solver_for(st: State) -> _Solver | _CSolver:
     """The solver of ``st``'s strict phase (by its rules, trump and close facts), shared."""
+    return solver_of(st.variant, st.trump, st.closed_by, st.close_tricks, st.close_points)
+
+
+def solver_of(v: Variant, trump: int, closer: int, ct: tuple | None, cp: tuple | None) -> _Solver | _CSolver:
+    """The shared solver of a strict phase given by its facts (``ct``, ``cp``: the close
+    tricks and counts, None or zeros when nobody closed)."""
     use_c = USE_C
-    key = (st.variant, st.trump, st.closed_by, st.close_tricks, st.close_points, use_c)
+    key = (v, trump, closer, ct or (0, 0), cp or (0, 0), use_c)
     s = _SOLVERS.get(key)
     if s is None:
         if len(_SOLVERS) >= 64:
             _SOLVERS.clear()
-        make = _CSolver if use_c else _Solver
-        s = _SOLVERS[key] = make(st.variant, st.trump, st.closed_by, st.close_tricks, st.close_points)
+        s = _SOLVERS[key] = (_CSolver if use_c else _Solver)(v, trump, closer, ct, cp)
     elif not use_c and s.size() > _TT_LIMIT:
         s.clear()
     return s

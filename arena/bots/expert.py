@@ -21,12 +21,12 @@ from typing import Any
 from ..game.actions import CLOSE, DECLARE, EXCHANGE, MARRY, action_str, parse_action
 from ..game.cards import cards_of
 from ..game.observation import observation
-from ..game.state import OVER, State
+from ..game.state import FOLLOW, OVER, State
 from ..game.variant import Variant, get_variant
 from . import fast_playout
 from .closed_play import closer_values
 from .closer_model import CloserEvidence
-from .endgame import Search, fast_ok, solver_for, worth
+from .endgame import Search, fast_ok, solver_for, solver_of, worth
 from .heuristic import close_by_rule
 from .inference import history_likelihood, opponent_likelihood, value_lead_chance, value_lead_likelihood
 from .ismcts import Tree
@@ -435,10 +435,22 @@ class ExpertStrategy:
         """The value for ``me`` of playing ``st`` out: by ``policy`` while the talon is
         open, then (with ``solve_tail``) exactly."""
         util = self._util
-        if policy is policy_action and not self.solve_tail and fast_playout.USE_C and st.phase != OVER:
+        if policy is policy_action and fast_playout.USE_C and st.phase != OVER:
             # The same playout in C (`arena/bots/_cplayout.c`; in Python where it is not built
-            # or does not model the rules): `seat_value` of the deal's end.
-            winner, g, c0, c1 = fast_playout.play_out(st)
+            # or does not model the rules), then `seat_value` of the deal's end or the solve.
+            if self.solve_tail:
+                out = fast_playout.run_open(st)
+                if out[0] == 1:
+                    _, phase, lead, card, h0, h1, c0, c1, t0, t1, m0, m1, ms, closer, *facts = out
+                    solver = solver_of(st.variant, st.trump, closer, tuple(facts[:2]), tuple(facts[2:]))
+                    if phase == FOLLOW:
+                        val = solver.follow(lead, card, h0, h1, c0, c1, t0, t1, m0, m1, -99, 99)
+                    else:
+                        val = solver.lead(lead, h0, h1, c0, c1, t0, t1, m0, m1, -99, 99, ms)
+                    return worth(util, val, me)
+                winner, g, c0, c1 = out[1:]
+            else:
+                winner, g, c0, c1 = fast_playout.play_out(st)
             if winner < 0:
                 g = 0
             elif winner != me:

@@ -54,13 +54,14 @@ CLOSE_PROBE_COUNT = 30
 
 
 def may_close(st: State, s: int) -> bool:
-    """Whether a playout asks if ``s`` closes: a count of `CLOSE_PROBE_COUNT` or more
-    (pending marriage points included) and enough talon cards to close."""
+    """Whether a playout asks if ``s`` closes: closing allowed at all, a count of
+    `CLOSE_PROBE_COUNT` or more (pending marriage points included) and enough talon cards
+    to close."""
     cnt = st.count(s) + (st.mpending[s] if not st.tricks[s] else 0)
     if cnt < CLOSE_PROBE_COUNT:
         return False
     v = st.variant
-    return st.talon_size() >= v.close_min_talon and (v.close_on_first_lead or st.n_tricks > 0)
+    return v.closing and st.talon_size() >= v.close_min_talon and (v.close_on_first_lead or st.n_tricks > 0)
 
 
 def close_pays(st: State, s: int) -> bool:
