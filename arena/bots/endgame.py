@@ -365,17 +365,32 @@ class _Solver:
         return _state_value(self, st, alpha, beta)
 
 
+def lead_ms(st: State) -> int:
+    """The solver's ``ms`` for ``st``'s lead: the suit of the marriage just shown, else -1
+    (a marriage may still be shown on this lead) or -2 (not: after a close)."""
+    ms = st.marriage_suit
+    return ms if ms >= 0 else (-1 if st.step <= 1 else -2)
+
+
 def _state_value(solver: _Solver | _CSolver, st: State, alpha: int, beta: int) -> int:
     h0, h1 = st.hand
-    p0, p1 = st.count(0), st.count(1)
     t0, t1 = st.tricks
     m0, m1 = st.mpending
-    if st.phase == FOLLOW:
-        return solver.follow(st.leader, st.lead_card, h0, h1, p0, p1, t0, t1, m0, m1, alpha, beta)
-    ms = st.marriage_suit
-    if ms < 0:
-        ms = -1 if st.step <= 1 else -2
-    return solver.lead(st.leader, h0, h1, p0, p1, t0, t1, m0, m1, alpha, beta, ms)
+    return packed_value(
+        solver, st.phase, st.leader, st.lead_card, h0, h1, st.count(0), st.count(1), t0, t1, m0, m1, lead_ms(st),
+        alpha, beta,
+    )  # fmt: skip
+
+
+def packed_value(
+    solver: _Solver | _CSolver, phase: int, leader: int, lead_card: int, h0: int, h1: int, p0: int, p1: int,
+    t0: int, t1: int, m0: int, m1: int, ms: int, alpha: int = -_INF, beta: int = _INF,
+) -> int:  # fmt: skip
+    """The value for seat 0 of a strict-phase position given by its facts (``p``: counts,
+    ``m``: pending marriage points), as a `State` or the C playout gives them."""
+    if phase == FOLLOW:
+        return solver.follow(leader, lead_card, h0, h1, p0, p1, t0, t1, m0, m1, alpha, beta)
+    return solver.lead(leader, h0, h1, p0, p1, t0, t1, m0, m1, alpha, beta, ms)
 
 
 _FAILED_RULES = {"two_or_three": 0, "three": 1, "by_closer_count": 2}

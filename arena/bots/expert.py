@@ -21,16 +21,24 @@ from typing import Any
 from ..game.actions import CLOSE, DECLARE, EXCHANGE, MARRY, action_str, parse_action
 from ..game.cards import cards_of
 from ..game.observation import observation
-from ..game.state import FOLLOW, OVER, State
+from ..game.state import OVER, State
 from ..game.variant import Variant, get_variant
 from . import fast_playout
 from .closed_play import closer_values
 from .closer_model import CloserEvidence
-from .endgame import Search, fast_ok, solver_for, solver_of, worth
+from .endgame import Search, fast_ok, packed_value, solver_for, solver_of, worth
 from .heuristic import close_by_rule
 from .inference import history_likelihood, opponent_likelihood, value_lead_chance, value_lead_likelihood
 from .ismcts import Tree
-from .playout import close_pays, lead_likelihood, may_close, modeled_policy, policy_action, seat_value
+from .playout import (
+    close_pays,
+    lead_likelihood,
+    may_close,
+    modeled_policy,
+    policy_action,
+    result_value,
+    seat_value,
+)
 from .worlds import Hidden, InfoSet, Worlds
 
 __all__ = [
@@ -440,22 +448,13 @@ class ExpertStrategy:
             # or does not model the rules), then `seat_value` of the deal's end or the solve.
             if self.solve_tail:
                 out = fast_playout.run_open(st)
-                if out[0] == 1:
-                    _, phase, lead, card, h0, h1, c0, c1, t0, t1, m0, m1, ms, closer, *facts = out
-                    solver = solver_of(st.variant, st.trump, closer, tuple(facts[:2]), tuple(facts[2:]))
-                    if phase == FOLLOW:
-                        val = solver.follow(lead, card, h0, h1, c0, c1, t0, t1, m0, m1, -99, 99)
-                    else:
-                        val = solver.lead(lead, h0, h1, c0, c1, t0, t1, m0, m1, -99, 99, ms)
-                    return worth(util, val, me)
+                if out[0] == 1:  # (1, the position's facts..., closer, ct0, ct1, cp0, cp1)
+                    solver = solver_of(st.variant, st.trump, out[13], out[14:16], out[16:18])
+                    return worth(util, packed_value(solver, *out[1:13]), me)
                 winner, g, c0, c1 = out[1:]
             else:
                 winner, g, c0, c1 = fast_playout.play_out(st)
-            if winner < 0:
-                g = 0
-            elif winner != me:
-                g = -g
-            return util[g + 3] + ((c0 - c1) if me == 0 else (c1 - c0)) * 0.001
+            return result_value(winner, g, (c0, c1), me, util)
         apply = st.apply_legal
         if self.solve_tail:
             while st.phase != OVER and not fast_ok(st):

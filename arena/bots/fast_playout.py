@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from ..game.state import OVER, State
 from ..game.variant import Variant
-from .endgame import _fast_variant, fast_ok
+from .endgame import _fast_variant, fast_ok, lead_ms
 from .playout import policy_action
 
 try:
@@ -124,9 +124,7 @@ def _pack(st: State) -> tuple:
     """The result tuple of a state that is over or where `fast_ok` holds."""
     if st.phase == OVER:
         return _over(st)
-    ms = st.marriage_suit
-    if ms < 0:
-        ms = -1 if st.step <= 1 else -2
+    ms = lead_ms(st)
     ct = st.close_tricks or (0, 0)
     cp = st.close_points or (0, 0)
     h, t, mp = st.hand, st.tricks, st.mpending
@@ -150,12 +148,7 @@ def run_open(st: State) -> tuple:
     rules = rules_for(st.variant) if USE_C else None
     if rules is None or st.phase == OVER:
         return reference(st)
-    h, t, p, mc, mp = st.hand, st.tricks, st.points, st.mcredit, st.mpending
-    out = _cplayout.run(
-        rules, st.trump, st.ex_card, h[0], h[1], st.stock, st.stock_pos, st.turn_up, st.strict, st.phase,
-        st.to_act, st.leader, st.lead_card, st.step, st.marriage_suit, st.closed_by,
-        t[0], t[1], p[0], p[1], mc[0], mc[1], mp[0], mp[1], st.n_tricks,
-    )  # fmt: skip
+    out = _cplayout.run(*_deal_args(rules, st))
     if st.closed_by >= 0 and out[0] == 1:
         # Closed before the call: the kernel is not told the close facts (it only stops,
         # after the opponent's exchange at most), so they come from the state.
@@ -182,11 +175,16 @@ def play_out(st: State) -> tuple[int, int, int, int]:
     rules = rules_for(st.variant) if USE_C else None
     if rules is None or st.phase == OVER:
         return reference_out(st)
-    h, t, p, mc, mp = st.hand, st.tricks, st.points, st.mcredit, st.mpending
     ct = st.close_tricks or (0, 0)
     cp = st.close_points or (0, 0)
-    return _cplayout.run_to_end(
+    return _cplayout.run_to_end(*_deal_args(rules, st), ct[0], ct[1], cp[0], cp[1])
+
+
+def _deal_args(rules: object, st: State) -> tuple:
+    """``st`` as the kernel's 25 deal arguments (`run`'s; `run_to_end` adds the close facts)."""
+    h, t, p, mc, mp = st.hand, st.tricks, st.points, st.mcredit, st.mpending
+    return (
         rules, st.trump, st.ex_card, h[0], h[1], st.stock, st.stock_pos, st.turn_up, st.strict, st.phase,
         st.to_act, st.leader, st.lead_card, st.step, st.marriage_suit, st.closed_by,
-        t[0], t[1], p[0], p[1], mc[0], mc[1], mp[0], mp[1], st.n_tricks, ct[0], ct[1], cp[0], cp[1],
+        t[0], t[1], p[0], p[1], mc[0], mc[1], mp[0], mp[1], st.n_tricks,
     )  # fmt: skip

@@ -13,7 +13,7 @@ from ..game.state import CLOSE_OFFER, DRAW_PENDING, FOLLOW, LEAD, OVER, State
 from ..game.variant import Variant
 from .inference import marriage_lead
 
-__all__ = ["close_pays", "lead_likelihood", "may_close", "modeled_policy", "playout", "policy_action"]
+__all__ = ["close_pays", "lead_likelihood", "may_close", "modeled_policy", "playout", "policy_action", "result_value"]
 
 
 def policy_action(st: State, closes: Callable[[State, int], bool] | None = None) -> int:
@@ -357,5 +357,11 @@ def seat_value(st: State, seat: int, util: Sequence[float]) -> float:
     """What the finished deal is worth to ``seat`` (``util`` by game points -3..3), with
     the card-point margin as a small tie-break."""
     r = st.result
-    g = 0 if r.winner is None else (r.game_points if r.winner == seat else -r.game_points)
-    return util[g + 3] + (r.points[seat] - r.points[seat ^ 1]) * 0.001
+    return result_value(-1 if r.winner is None else r.winner, r.game_points, r.points, seat, util)
+
+
+def result_value(winner: int, game_points: int, points: Sequence[int], seat: int, util: Sequence[float]) -> float:
+    """`seat_value` of a deal's end given by its facts (``winner`` -1 for a drawn hand;
+    ``points`` each seat's final count), as the C playout reports them."""
+    g = 0 if winner < 0 else (game_points if winner == seat else -game_points)
+    return util[g + 3] + (points[seat] - points[seat ^ 1]) * 0.001
