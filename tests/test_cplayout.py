@@ -373,3 +373,75 @@ def test_run_to_end_bad_arguments_raise():
         _cplayout.run_to_end(*args[:15], -1, *args[16:25], 0, 0, 0, 0)
     with pytest.raises(ValueError, match="a closed deal must be strict"):
         _cplayout.run_to_end(*open_args[:15], 0, *open_args[16:])
+
+
+# -- lookahead (`fast_playout.lookahead_action`, the kernel's `run_lookahead`) -----------------
+
+
+@pytest.mark.parametrize("v", VARIANTS, ids=IDS)
+def test_the_lookahead_playout_plays_as_the_python_loop(v):
+    rng = random.Random(300 + VARIANTS.index(v))
+    starts = Counter()
+    for st in all_states(v, rng, 3):
+        before = st.clone()
+        got = F.play_out_lookahead(st)
+        assert got == F.reference_lookahead(st), st
+        assert st == before
+        starts[_start(st)] += 1
+    assert starts["open"] and len(starts) > 1, starts  # and calls after the talon's open phase
+
+
+@pytest.mark.parametrize("v", [SIXTY_SIX, SCHNAPSEN], ids=["sixty-six", "schnapsen"])
+def test_two_levels_of_lookahead_play_as_the_python_loop(v):
+    rng = random.Random(7)
+    sts = [st for st in states(v, rng, 4) if st.phase != OVER][::3]
+    assert len(sts) > 10
+    for st in sts:
+        assert F.play_out_lookahead(st, 2) == F.reference_lookahead(st, 2), st
+
+
+@pytest.mark.parametrize("v", VARIANTS, ids=IDS)
+def test_lookahead_chooses_a_legal_card_no_worse_than_the_policy(v):
+    """Its choice is legal (a marriage's halves are never led, so forced marriages hold),
+    differs from the policy's only on open-phase cards, and plays out at least as well
+    for the seat to act as the policy's card (it is the best of the candidates)."""
+    rng = random.Random(400 + VARIANTS.index(v))
+    changed = 0
+    for st in states(v, rng, 6):
+        if st.phase == OVER:
+            continue
+        a, a0 = F.lookahead_action(st), policy_action(st)
+        assert a in st.legal_actions(), st
+        if a != a0:
+            changed += 1
+            assert not st.strict and st.phase in (LEAD, FOLLOW) and a < 24 and a0 < 24
+            ends = []
+            for card in (a, a0):
+                nxt = st.clone()
+                nxt.apply_legal(card)
+                ends.append(F._outcome(F.reference_out(nxt), st.to_act))
+            assert ends[0] > ends[1]
+    assert changed  # it does change moves
+
+
+def test_lookahead_bad_arguments_raise():
+    st = new_deal(SIXTY_SIX, 4)
+    args = _args(st) + [0, 0, 0, 0]
+    assert _cplayout.run_lookahead(*args, 1) == F.reference_lookahead(st)
+    with pytest.raises(TypeError, match=r"run_lookahead\(\) takes 30 arguments \(29 given\)"):
+        _cplayout.run_lookahead(*args)
+    for level in (0, 4):
+        with pytest.raises(ValueError, match="run_lookahead: level must be in 1..3"):
+            _cplayout.run_lookahead(*args, level)
+        with pytest.raises(ValueError, match="play_out_lookahead: level must be 1, 2 or 3"):
+            F.play_out_lookahead(st, level)
+    with pytest.raises(ValueError, match="run_lookahead: the deal is over"):
+        _cplayout.run_lookahead(*args[:9], OVER, *args[10:], 1)
+
+
+def test_lookahead_without_the_kernel_plays_the_python_loop(monkeypatch):
+    st = new_deal(SCHNAPSEN, 9)
+    want = F.play_out_lookahead(st)
+    monkeypatch.setattr(F, "USE_C", False)
+    monkeypatch.setattr(F, "_cplayout", None)  # not reached
+    assert F.play_out_lookahead(st) == want == F.reference_lookahead(st)

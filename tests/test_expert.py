@@ -578,6 +578,65 @@ def test_the_opponent_in_the_playouts_closes_by_the_model_it_is_given(variant):
     assert seen[0] >= 20 and seen[1] >= 5
 
 
+@pytest.mark.parametrize("variant", PRESETS)
+def test_the_searching_seat_closes_in_its_playouts_by_its_own_model(variant):
+    """`modeled_policy` with ``own_rule`` (the expert's ``own_close``): the searching seat
+    closes exactly where its model says so, the other seat by the policy's test."""
+    from arena.bots.heuristic import close_by_rule
+    from arena.bots.playout import modeled_policy
+
+    seen = {False: 0, True: 0}
+    for st in random_states(variant, 3000, 65, close_rate=0.0):
+        if st.is_over() or st.strict:
+            continue
+        me = st.to_act
+        a = modeled_policy(me, None, close_by_rule)(st)
+        assert a in st.legal_actions()
+        assert modeled_policy(me ^ 1, None, close_by_rule)(st) == policy_action(st)
+        if a != policy_action(st):  # only the close differs
+            assert CLOSE in (a, policy_action(st))
+            seen[a == CLOSE] += 1
+    assert seen[False] and seen[True]  # the model closes where the test does not, and declines where it would
+
+
+def test_lookahead_plays_its_playouts_and_a_long_budget_turns_it_on(monkeypatch):
+    """``lookahead`` values every playout by `fast_playout.play_out_lookahead` at its
+    level; ``deep_ms``: a time-budgeted decision given at least that budget searches at
+    `DEEP_LEVEL` where the C kernel models the rules, a shorter one (or one without the
+    kernel) with plain playouts."""
+    from arena.bots import fast_playout
+    from arena.bots.playout import result_value
+
+    st = open_positions("sixty-six", 1, 66)[0]
+    x = ExpertStrategy(3)
+    x._level = 1
+    want = fast_playout.play_out_lookahead(st, 1)
+    assert x._playout_value(st.clone(), 0, policy_action) == result_value(*want[:2], want[2:], 0, x._util)
+    # In the samples mode, at any level, a decision is a function of the seed and the position.
+    for st in open_positions("schnapsen", 4, 67):
+        obs, legal = observation(st, st.to_act), st.legal_action_strings()
+        a = ExpertStrategy(5, effort=0.2)
+        a.lookahead = 1
+        b = ExpertStrategy(5, effort=0.2)
+        b.lookahead = 1
+        assert a(obs, legal) == b(obs, legal) in legal and a.last["level"] == 1
+
+    def levels(move_ms: int) -> list[int]:
+        out = []
+        for st in open_positions("sixty-six", 3, 68):
+            e = ExpertStrategy(5, budget="time", move_ms=move_ms, infer=True, lead_model="value")
+            e.deep_ms = 200
+            e.MAX_WORLDS = 48
+            assert e.choose(observation(st, st.to_act), st.legal_action_strings(), 10_000) in st.legal_action_strings()
+            out.append(e.last["level"])
+        return out
+
+    assert levels(100) == [0, 0, 0]
+    assert levels(1000) == [2, 2, 2] if fast_playout.AVAILABLE else [0, 0, 0]
+    monkeypatch.setattr(fast_playout, "USE_C", False)
+    assert levels(1000) == [0, 0, 0]
+
+
 def test_the_opponent_close_model_is_checked_by_name():
     names = "seen, rule, either, both, never, adaptive"
     with pytest.raises(ValueError, match=f"opponent_close must be one of {names}, got 'psychic'"):

@@ -1,6 +1,6 @@
 /* Playouts of arena/bots/playout.py in C.
  *
- * Both functions play one two-handed deal with the default playout policy (`policy_action`
+ * `run` and `run_to_end` play one two-handed deal with the default playout policy (`policy_action`
  * with `closes=None`) for both seats, applying each move as `State.apply_legal` does, and
  * report the same final facts as the Python loop. `run` stops where the exact solver can
  * take over (`endgame.fast_ok`: the talon closed or exhausted and the phase lead or
@@ -14,7 +14,10 @@
  *     while st.phase != OVER:
  *         st.apply_legal(policy_action(st))
  *
- * (`expert._playout_value` without `solve_tail`). arena/bots/fast_playout.py packs a
+ * (`expert._playout_value` without `solve_tail`). `run_lookahead` plays to the end with
+ * lookahead instead of the policy (`fast_playout.lookahead_action`: each open-phase card
+ * chosen by playing out every candidate, one or more levels deep; `reference_lookahead`
+ * is its Python twin). arena/bots/fast_playout.py packs a
  * `State` for them and tests/test_cplayout.py checks each against its Python loop. Only
  * variants of `endgame._fast_variant` (no out at any time, no exchange after the close but
  * by the opponent's offer) are modelled: the Python wrapper builds no `Rules` for any other.
@@ -807,6 +810,68 @@ static int play(Deal *d, int to_end, const char *fn) {
     return 0;
 }
 
+/* -- the policy with one step of lookahead --------------------------------------------------- */
+
+/* A finished deal's worth to seat s: its game points, signed, then the count margin to
+ * break ties between equal game points. */
+static int outcome(const Deal *d, int s) {
+    int gp = d->winner < 0 ? 0 : (d->winner == s ? d->game_points : -d->game_points);
+    return 1000 * gp + count(d, s) - count(d, s ^ 1);
+}
+
+static int play_lookahead(Deal *d, int level, const char *fn);
+
+/* fast_playout.lookahead_action: while the talon is open, a card to lead or follow is
+ * chosen by playing each candidate out to the end of the deal, in this deal, by the
+ * policy (level 1) or by lookahead one level down (level 2 and up), and keeping the best
+ * `outcome` for the seat to act (the policy's own card first, then the others in card
+ * order; a later one must be strictly better). The candidates are the hand's cards but
+ * a marriage's king and queen when leading (the policy declares a marriage it may; one
+ * it may not declare is not led by lookahead either). Any other decision is the
+ * policy's. -1 with an exception set if a playout gets stuck. */
+static int lookahead(const Deal *d, int level, const char *fn) {
+    int a0 = policy(d);
+    if (d->strict || a0 < 0 || a0 >= MARRY || (d->phase == LEAD && d->marriage_suit >= 0)) return a0;
+    int s = d->to_act;
+    uint32_t cands = d->hand[s] & ~(1u << a0);
+    if (d->phase == LEAD) {
+        uint32_t pairs = marriages(d->hand[s]);
+        cands &= ~((pairs << KING) | (pairs << QUEEN));
+    }
+    Deal e = *d;
+    apply(&e, a0);
+    if (play_lookahead(&e, level - 1, fn) < 0) return -1;
+    int best = a0, best_v = outcome(&e, s);
+    for (uint32_t m = cands; m; m &= m - 1) {
+        int c = lowest(m);
+        e = *d;
+        apply(&e, c);
+        if (play_lookahead(&e, level - 1, fn) < 0) return -1;
+        int v = outcome(&e, s);
+        if (v > best_v) {
+            best = c;
+            best_v = v;
+        }
+    }
+    return best;
+}
+
+/* Play the deal to its end with `lookahead` at ``level`` for both seats (level 0: the policy). */
+static int play_lookahead(Deal *d, int level, const char *fn) {
+    if (level <= 0) return play(d, 1, fn);
+    int steps = 0;
+    while (d->phase != OVER) {
+        int a = lookahead(d, level, fn);
+        if (a < 0) return -1;
+        if (++steps > MAX_ACTIONS) {
+            PyErr_Format(PyExc_RuntimeError, "%s: the playout got stuck (an inconsistent deal?)", fn);
+            return -1;
+        }
+        apply(d, a);
+    }
+    return 0;
+}
+
 static PyObject *run(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
     Deal d;
     if (nargs != N_ARGS) {
@@ -825,15 +890,18 @@ static PyObject *run(PyObject *module, PyObject *const *args, Py_ssize_t nargs) 
     return int_tuple(out, 18);
 }
 
-static PyObject *run_to_end(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
-    static const char *const fn = "run_to_end";
+/* run_to_end and run_lookahead: the deal with its close facts, played to its end by the
+ * policy or (ahead: a last argument, the level) by lookahead. */
+static PyObject *play_to_end(PyObject *module, PyObject *const *args, Py_ssize_t nargs, const char *fn, int ahead) {
+    int level = 0;
     static const char *const names[4] = {"ct0", "ct1", "cp0", "cp1"};
     Deal d;
     int facts[4];
-    if (nargs != N_ARGS_END) {
-        PyErr_Format(PyExc_TypeError, "run_to_end() takes %d arguments (%zd given)", N_ARGS_END, nargs);
+    if (nargs != N_ARGS_END + ahead) {
+        PyErr_Format(PyExc_TypeError, "%s() takes %d arguments (%zd given)", fn, N_ARGS_END + ahead, nargs);
         return NULL;
     }
+    if (ahead && arg_int(args[N_ARGS_END], fn, "level", 1, 3, &level) < 0) return NULL;
     if (parse_deal(module, args, fn, &d) < 0) return NULL;
     for (int i = 0; i < 4; i++)
         if (arg_int(args[N_ARGS + i], fn, names[i], 0, i < 2 ? 99 : 999, &facts[i]) < 0) return NULL;
@@ -845,9 +913,17 @@ static PyObject *run_to_end(PyObject *module, PyObject *const *args, Py_ssize_t 
     d.ct[1] = facts[1];
     d.cp[0] = facts[2];
     d.cp[1] = facts[3];
-    if (check_deal(&d, fn) < 0 || play(&d, 1, fn) < 0) return NULL;
+    if (check_deal(&d, fn) < 0 || play_lookahead(&d, level, fn) < 0) return NULL;
     int out[4] = {d.winner, d.game_points, count(&d, 0), count(&d, 1)};
     return int_tuple(out, 4);
+}
+
+static PyObject *run_to_end(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    return play_to_end(module, args, nargs, "run_to_end", 0);
+}
+
+static PyObject *run_lookahead(PyObject *module, PyObject *const *args, Py_ssize_t nargs) {
+    return play_to_end(module, args, nargs, "run_lookahead", 1);
 }
 
 static PyMethodDef methods[] = {
@@ -863,6 +939,11 @@ static PyMethodDef methods[] = {
      "Play the deal with the playout policy to its end, through the strict phase. ct/cp are the\n"
      "close facts (State.close_tricks, State.close_points) of a deal closed before the call, else 0.\n"
      "Returns (winner, game_points, count0, count1) (winner -1: drawn; counts: State.result.points)."},
+    {"run_lookahead", (PyCFunction)(void (*)(void))run_lookahead, METH_FASTCALL,
+     "run_lookahead(rules, <run_to_end's 28 arguments>, level)\n"
+     "As run_to_end, each open-phase card chosen by lookahead: every candidate played out to the end of\n"
+     "the deal, by the policy (level 1) or by lookahead a level down (2, 3), the best for the seat to act\n"
+     "kept (fast_playout.lookahead_action)."},
     {NULL, NULL, 0, NULL},
 };
 

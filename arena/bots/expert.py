@@ -221,6 +221,8 @@ class ExpertStrategy:
     MAX_WORLDS = 3000
     #: A time-budgeted decision checks whether it is settled every this many worlds.
     SETTLE_EVERY = 8
+    #: The lookahead level of a decision given at least ``deep_ms``.
+    DEEP_LEVEL = 2
 
     def __init__(
         self,
@@ -260,6 +262,16 @@ class ExpertStrategy:
         self.policy: Callable[[State], int] = policy_action
         #: Finish playouts with the exact solver once the talon is closed or exhausted.
         self.solve_tail = False
+        #: Play the open phase's playouts with lookahead at this level (0: none; 1 to 3,
+        #: `fast_playout.lookahead_action`: each card chosen by playing every candidate out
+        #: in the world, by the policy or by lookahead a level down), each level some ten
+        #: times the cost of the one below, in every decision.
+        self.lookahead = 0
+        #: With a time budget: a decision whose budget (`budget_ms`) is at least this many
+        #: ms plays its playouts with lookahead at `DEEP_LEVEL` (None: never), where the
+        #: C kernel models the rules (in Python it would cost a hundred times more).
+        self.deep_ms: float | None = None
+        self._level = 0
         #: Draw worlds in proportion to how likely the opponent's lead on the table is in
         #: them (`lead_likelihood`), instead of uniformly.
         self.infer = infer
@@ -276,6 +288,10 @@ class ExpertStrategy:
         #: part of the gain and is level with 2.2.0 within the noise: not proven better, so
         #: neither is the agent's.
         self.opponent_close = opponent_close
+        #: How this seat closes in its own playouts, a name in `OPPONENT_CLOSES` (not
+        #: ``"adaptive"``): ``"seen"`` (the policy's test with every card seen) or a model
+        #: that decides from the seat's own information.
+        self.own_close = "seen"
         #: With ``"adaptive"``: what this match has shown of how the opponent closes.
         self.closer = None
         if opponent_close == "adaptive":
@@ -336,6 +352,11 @@ class ExpertStrategy:
         rng = random.Random(_decision_seed(self.seed, obs, legal))
         acts = [parse_action(a) for a in legal]
         self.last = {"kind": "?", "samples": 0, "budget_ms": budget_ms}
+        self._level = self.lookahead
+        if self.deep_ms is not None and self.budget == "time" and budget_ms >= self.deep_ms:
+            if fast_playout.USE_C and fast_playout.rules_for(v) is not None:
+                self._level = max(self._level, self.DEEP_LEVEL)
+        self.last["level"] = self._level
         a = self._decide(obs, acts, v, rng, deadline)
         self.last["ms"] = (time.perf_counter() - t0) * 1000
         return action_str(a)
@@ -443,6 +464,9 @@ class ExpertStrategy:
         """The value for ``me`` of playing ``st`` out: by ``policy`` while the talon is
         open, then (with ``solve_tail``) exactly."""
         util = self._util
+        if self._level and policy is policy_action and st.phase != OVER:
+            winner, g, c0, c1 = fast_playout.play_out_lookahead(st, self._level)
+            return result_value(winner, g, (c0, c1), me, util)
         if policy is policy_action and fast_playout.USE_C and st.phase != OVER:
             # The same playout in C (`arena/bots/_cplayout.c`; in Python where it is not built
             # or does not model the rules), then `seat_value` of the deal's end or the solve.
@@ -489,7 +513,8 @@ class ExpertStrategy:
         rule = OPPONENT_CLOSES[self.opponent_close]
         if self.closer is not None and self.closer.p_rule < ADAPT_AT:
             rule = None
-        policy = self.policy if rule is None else modeled_policy(me, rule)
+        own = OPPONENT_CLOSES[self.own_close]
+        policy = self.policy if rule is None and own is None else modeled_policy(me, rule, own)
         series: list[list[float]] = [[] for _ in cands]
         sums = [0.0] * len(cands)
         close_vals: dict[int, list[float]] = {}  # each first lead's value per world (for `settled`)

@@ -13,7 +13,9 @@ solver reads it: the marriage suit, else -1 before a marriage this lead or -2 af
 
 `play_out` returns ``(winner, game_points, count0, count1)``: the finished deal's
 `State.result` (winner -1 for a drawn hand; the counts are ``result.points``, the
-last-trick 10 included).
+last-trick 10 included). `play_out_lookahead` returns the same for a deal played by
+`lookahead_action` instead of the policy (each open-phase card chosen by playing out its
+candidates, one to three levels deep), as `reference_lookahead` does in Python.
 
 The kernel models two-handed variants of `endgame._fast_variant` only; `rules_for` gives
 None for any other (and when the extension is not built), and `run_open` and `play_out`
@@ -26,7 +28,9 @@ or add an exchange to legal sets the policy never picks from, ``deck`` and
 
 from __future__ import annotations
 
-from ..game.state import OVER, State
+from ..game.actions import MARRY
+from ..game.cards import KING, MARRIAGE_BITS, QUEEN, cards_of
+from ..game.state import FOLLOW, LEAD, OVER, State
 from ..game.variant import Variant
 from .endgame import _fast_variant, fast_ok, lead_ms
 from .playout import policy_action
@@ -40,8 +44,11 @@ __all__ = [
     "AVAILABLE",
     "RULE_FLAGS",
     "USE_C",
+    "lookahead_action",
     "play_out",
+    "play_out_lookahead",
     "reference",
+    "reference_lookahead",
     "reference_out",
     "rule_flags",
     "rules_for",
@@ -178,6 +185,68 @@ def play_out(st: State) -> tuple[int, int, int, int]:
     ct = st.close_tricks or (0, 0)
     cp = st.close_points or (0, 0)
     return _cplayout.run_to_end(*_deal_args(rules, st), ct[0], ct[1], cp[0], cp[1])
+
+
+def _outcome(result: tuple[int, int, int, int], s: int) -> int:
+    """A finished deal's worth to seat ``s`` (``play_out``'s tuple): its game points,
+    signed, then the count margin to break ties between equal game points."""
+    winner, g, c0, c1 = result
+    gp = 0 if winner < 0 else (g if winner == s else -g)
+    return 1000 * gp + (c0 - c1 if s == 0 else c1 - c0)
+
+
+def lookahead_action(st: State, level: int = 1) -> int:
+    """The playout policy with lookahead, in a world where every card is known: while the
+    talon is open, a card to lead or follow is chosen by playing each candidate out to the
+    end of the deal, with `policy_action` (``level`` 1, `reference_out`) or with lookahead a
+    level down (`reference_lookahead`), and keeping the best result for the seat to act
+    (`_outcome`; the policy's own card first, then the others in card order, a later one
+    only if strictly better). Leading, a marriage's king and queen are not candidates (the
+    policy declares a marriage it may). Every other decision is `policy_action`'s. It sees
+    every card of the world, the talon's order too."""
+    a0 = policy_action(st)
+    if st.strict or a0 >= MARRY or st.phase not in (LEAD, FOLLOW) or (st.phase == LEAD and st.marriage_suit >= 0):
+        return a0
+    s = st.to_act
+    h = st.hand[s]
+    cands = h & ~(1 << a0)
+    if st.phase == LEAD:
+        pairs = (h >> KING) & (h >> QUEEN) & MARRIAGE_BITS
+        cands &= ~((pairs << KING) | (pairs << QUEEN))
+    best, best_v = a0, None
+    for c in (a0, *cards_of(cands)):
+        nxt = st.clone()
+        nxt.apply_legal(c)
+        v = _outcome(reference_out(nxt) if level <= 1 else reference_lookahead(nxt, level - 1), s)
+        if best_v is None or v > best_v:
+            best, best_v = c, v
+    return best
+
+
+def reference_lookahead(st: State, level: int = 1) -> tuple[int, int, int, int]:
+    """`play_out_lookahead`'s tuple from the pure-Python loop: a clone of ``st`` played to
+    the end of the deal by `lookahead_action` at ``level`` for both seats. ``st`` is
+    unchanged."""
+    st = st.clone()
+    apply = st.apply_legal
+    while st.phase != OVER:
+        apply(lookahead_action(st, level))
+    r = st.result
+    return (-1 if r.winner is None else r.winner, r.game_points, r.points[0], r.points[1])
+
+
+def play_out_lookahead(st: State, level: int = 1) -> tuple[int, int, int, int]:
+    """Play a copy of ``st`` to the end of the deal as `reference_lookahead` does (each
+    open-phase card by lookahead at ``level``, 1 to 3), in C when `USE_C` and `rules_for`
+    gives rules; `play_out`'s tuple. Each level costs some ten times the one below."""
+    if not 1 <= level <= 3:
+        raise ValueError(f"play_out_lookahead: level must be 1, 2 or 3, got {level!r}")
+    rules = rules_for(st.variant) if USE_C else None
+    if rules is None or st.phase == OVER:
+        return reference_lookahead(st, level)
+    ct = st.close_tricks or (0, 0)
+    cp = st.close_points or (0, 0)
+    return _cplayout.run_lookahead(*_deal_args(rules, st), ct[0], ct[1], cp[0], cp[1], level)
 
 
 def _deal_args(rules: object, st: State) -> tuple:

@@ -161,17 +161,24 @@ def _policy_lead(st: State, s: int, close_pays: Callable[[State, int], bool] = c
     return _strict_lead(h, st.hand[s ^ 1], trump)
 
 
-def modeled_policy(me: int, close_rule: Callable[[State, int], bool]) -> Callable[[State], int]:
+def modeled_policy(
+    me: int, close_rule: Callable[[State, int], bool] | None, own_rule: Callable[[State, int], bool] | None = None
+) -> Callable[[State], int]:
     """The playout policy with the other seat of ``me`` closing by ``close_rule(state,
     seat)`` (a model of how it decides from its own information) instead of the policy's
     perfect-information test; from a count of `CLOSE_PROBE_COUNT`, where closing is legal.
-    ``me`` plays `policy_action` unchanged."""
+    ``me`` plays `policy_action` unchanged, or closes by ``own_rule`` if given (None for
+    either: that seat's perfect-information test)."""
 
-    def close_pays(st: State, s: int) -> bool:
-        return may_close(st, s) and close_rule(st, s)
+    def rule_test(rule: Callable[[State, int], bool] | None) -> Callable[[State, int], bool] | None:
+        if rule is None:
+            return None
+        return lambda st, s: may_close(st, s) and rule(st, s)
+
+    other, own = rule_test(close_rule), rule_test(own_rule)
 
     def policy(st: State) -> int:
-        return policy_action(st) if st.to_act == me else policy_action(st, close_pays)
+        return policy_action(st, own if st.to_act == me else other)
 
     return policy
 
