@@ -597,6 +597,17 @@ def test_the_searching_seat_closes_in_its_playouts_by_its_own_model(variant):
             assert CLOSE in (a, policy_action(st))
             seen[a == CLOSE] += 1
     assert seen[False] and seen[True]  # the model closes where the test does not, and declines where it would
+    probe = ExpertStrategy(1, effort=0.2)
+    for st in open_positions(variant, 20, 69):  # a decision searched by playouts
+        probe(observation(st, st.to_act), st.legal_action_strings())
+        if probe.last["kind"] == "playouts":
+            break
+    assert probe.last["kind"] == "playouts"
+    for bad in ("adaptive", "psychic"):
+        x = ExpertStrategy(1, effort=0.2)
+        x.own_close = bad
+        with pytest.raises(ValueError, match=f"own_close must be one of seen, rule, either, both, never, got '{bad}'"):
+            x(observation(st, st.to_act), st.legal_action_strings())
 
 
 def test_lookahead_plays_its_playouts_and_a_long_budget_turns_it_on(monkeypatch):

@@ -1,0 +1,85 @@
+"""What a playout costs with lookahead: microseconds per playout at each level.
+
+    python bench/lookahead.py [--states N] [--samples R] [--variant NAME] [--levels 0,1,2]
+
+Collects N states of real deals with the talon still open (seeded deals played by the
+playout policy, a state taken at every decision), then plays each of them out to the end
+of its deal with the C kernel at every level (0: the plain policy, `fast_playout.play_out`;
+1 and up: `fast_playout.play_out_lookahead`), R times, the levels interleaved so that the
+machine's other load falls on all of them. Prints, per level, the median and min..max of
+the samples in microseconds per playout and the ratio to level 0. A playout is one whole
+continuation of a deal, the unit the expert's search spends per candidate and world.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from arena.bots import fast_playout  # noqa: E402
+from arena.bots.playout import policy_action  # noqa: E402
+from arena.game import Variant, VariantError, get_variant, new_deal  # noqa: E402
+from arena.game.state import OVER  # noqa: E402
+
+
+def open_states(v: Variant, n: int, seed: int) -> list:
+    """``n`` states with an open talon, from deals played by the playout policy."""
+    rng = random.Random(seed)
+    out: list = []
+    while len(out) < n:
+        st = new_deal(v, rng.randrange(1 << 30), rng.randint(0, 1))
+        while st.phase != OVER and not st.strict:
+            out.append(st.clone())
+            st.apply_legal(policy_action(st))
+    return out[:n]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--states", type=int, default=300)
+    ap.add_argument("--samples", type=int, default=5)
+    ap.add_argument("--variant", default="sixty-six")
+    ap.add_argument("--levels", default="0,1,2")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    if not fast_playout.AVAILABLE:
+        print("bench/lookahead.py: the C kernel is not built (pip install with a C compiler)", file=sys.stderr)
+        return 1
+    levels = [int(x) for x in args.levels.split(",")]
+    try:
+        v = get_variant(args.variant)
+    except VariantError as e:
+        print(f"bench/lookahead.py: --variant: {e}", file=sys.stderr)
+        return 2
+    if fast_playout.rules_for(v) is None:
+        print(f"bench/lookahead.py: --variant: the kernel does not model {args.variant}", file=sys.stderr)
+        return 2
+    states = open_states(v, args.states, args.seed)
+    times: dict[int, list[float]] = {lv: [] for lv in levels}
+    for _ in range(args.samples):
+        for lv in levels:
+            t0 = time.perf_counter()
+            for st in states:
+                if lv:
+                    fast_playout.play_out_lookahead(st, lv)
+                else:
+                    fast_playout.play_out(st)
+            times[lv].append((time.perf_counter() - t0) / len(states) * 1e6)
+    base = statistics.median(times[levels[0]])
+    print(f"{args.variant}: {len(states)} open-talon states, {args.samples} samples, C kernel")
+    for lv in levels:
+        xs = times[lv]
+        med = statistics.median(xs)
+        spread = f"({min(xs):.1f} to {max(xs):.1f})"
+        print(f"  level {lv}: {med:9.1f} µs a playout {spread}, {med / base:6.1f}x level {levels[0]}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

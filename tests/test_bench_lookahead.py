@@ -1,0 +1,40 @@
+"""bench/lookahead.py, the cost of a playout at each lookahead level: a real run and its errors."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parent.parent / "bench" / "lookahead.py"
+
+pytest.importorskip("arena.bots._cplayout", reason="the C kernel is not built (no C compiler at install)")
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("variant", ["sixty-six", "schnapsen"])
+def test_each_level_is_timed_against_the_plain_playout(variant):
+    r = run("--states", "12", "--samples", "2", "--levels", "0,1", "--variant", variant)
+    assert r.returncode == 0, r.stderr
+    assert f"{variant}: 12 open-talon states, 2 samples, C kernel" in r.stdout
+    rows = re.findall(r"level (\d): +([\d.]+) µs a playout \(([\d.]+) to ([\d.]+)\), +([\d.]+)x level 0", r.stdout)
+    assert [row[0] for row in rows] == ["0", "1"]
+    for _, med, lo, hi, _ in rows:
+        assert 0 < float(lo) <= float(med) <= float(hi)
+    assert float(rows[0][4]) == 1.0
+
+
+@pytest.mark.parametrize(
+    "variant, why", [("three-pagat", "the kernel does not model three-pagat"), ("nonsense", "unknown variant")]
+)
+def test_a_variant_the_kernel_does_not_model_is_refused_in_one_line(variant, why):
+    r = run("--states", "4", "--samples", "1", "--variant", variant)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith("bench/lookahead.py: --variant: ") and why in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
