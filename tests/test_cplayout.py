@@ -12,7 +12,7 @@ import pytest
 
 from arena.bots import fast_playout as F
 from arena.bots.endgame import fast_ok
-from arena.bots.playout import playout, policy_action
+from arena.bots.playout import playout, policy_action, result_value
 from arena.game.actions import CLOSE, DECLARE
 from arena.game.cards import KING
 from arena.game.state import CLOSE_OFFER, DRAW_PENDING, FOLLOW, LEAD, OVER, deal_from_cards, new_deal
@@ -419,7 +419,8 @@ def test_lookahead_chooses_a_legal_card_no_worse_than_the_policy(v):
             for card in (a, a0):
                 nxt = st.clone()
                 nxt.apply_legal(card)
-                ends.append(F._outcome(F.reference_out(nxt), st.to_act))
+                winner, g, c0, c1 = F.reference_out(nxt)
+                ends.append(result_value(winner, g, (c0, c1), st.to_act, range(-3, 4)))
             assert ends[0] > ends[1]
     assert changed  # it does change moves
 

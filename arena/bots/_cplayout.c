@@ -813,13 +813,24 @@ static int play(Deal *d, int to_end, const char *fn) {
 /* -- the policy with one step of lookahead --------------------------------------------------- */
 
 /* A finished deal's worth to seat s: its game points, signed, then the count margin to
- * break ties between equal game points. */
+ * break ties between equal game points (ordered as playout.result_value in plain game
+ * points orders them). */
 static int outcome(const Deal *d, int s) {
     int gp = d->winner < 0 ? 0 : (d->winner == s ? d->game_points : -d->game_points);
     return 1000 * gp + count(d, s) - count(d, s ^ 1);
 }
 
 static int play_lookahead(Deal *d, int level, const char *fn);
+
+/* The `outcome` for the seat to act of playing card c in d, then the rest of the deal at
+ * `level`, into *v; -1 with an exception set if the playout gets stuck. */
+static int card_outcome(const Deal *d, int c, int level, const char *fn, int *v) {
+    Deal e = *d;
+    apply(&e, c);
+    if (play_lookahead(&e, level, fn) < 0) return -1;
+    *v = outcome(&e, d->to_act);
+    return 0;
+}
 
 /* fast_playout.lookahead_action: while the talon is open, a card to lead or follow is
  * chosen by playing each candidate out to the end of the deal, in this deal, by the
@@ -838,16 +849,11 @@ static int lookahead(const Deal *d, int level, const char *fn) {
         uint32_t pairs = marriages(d->hand[s]);
         cands &= ~((pairs << KING) | (pairs << QUEEN));
     }
-    Deal e = *d;
-    apply(&e, a0);
-    if (play_lookahead(&e, level - 1, fn) < 0) return -1;
-    int best = a0, best_v = outcome(&e, s);
+    int best = a0, best_v, v;
+    if (card_outcome(d, a0, level - 1, fn, &best_v) < 0) return -1;
     for (uint32_t m = cands; m; m &= m - 1) {
         int c = lowest(m);
-        e = *d;
-        apply(&e, c);
-        if (play_lookahead(&e, level - 1, fn) < 0) return -1;
-        int v = outcome(&e, s);
+        if (card_outcome(d, c, level - 1, fn, &v) < 0) return -1;
         if (v > best_v) {
             best = c;
             best_v = v;

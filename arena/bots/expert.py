@@ -513,9 +513,9 @@ class ExpertStrategy:
         rule = OPPONENT_CLOSES[self.opponent_close]
         if self.closer is not None and self.closer.p_rule < ADAPT_AT:
             rule = None
-        own = OPPONENT_CLOSES.get(self.own_close, close_by_rule)
         if self.own_close not in OPPONENT_CLOSES or self.own_close == "adaptive":
             raise ValueError(f"own_close must be one of seen, rule, either, both, never, got {self.own_close!r}")
+        own = OPPONENT_CLOSES[self.own_close]
         policy = self.policy if rule is None and own is None else modeled_policy(me, rule, own)
         series: list[list[float]] = [[] for _ in cands]
         sums = [0.0] * len(cands)

@@ -28,12 +28,14 @@ or add an exchange to legal sets the policy never picks from, ``deck`` and
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ..game.actions import MARRY
 from ..game.cards import KING, MARRIAGE_BITS, QUEEN, cards_of
 from ..game.state import FOLLOW, LEAD, OVER, State
 from ..game.variant import Variant
 from .endgame import _fast_variant, fast_ok, lead_ms
-from .playout import policy_action
+from .playout import policy_action, result_value
 
 try:
     from . import _cplayout  # type: ignore[attr-defined]
@@ -122,9 +124,14 @@ def rules_for(variant: Variant) -> object | None:
     return rules
 
 
-def _over(st: State) -> tuple:
+def _result(st: State) -> tuple[int, int, int, int]:
+    """A finished deal's ``(winner, game_points, count0, count1)``, winner -1 for a drawn hand."""
     r = st.result
-    return (0, -1 if r.winner is None else r.winner, r.game_points, r.points[0], r.points[1])
+    return (-1 if r.winner is None else r.winner, r.game_points, r.points[0], r.points[1])
+
+
+def _over(st: State) -> tuple:
+    return (0, *_result(st))
 
 
 def _pack(st: State) -> tuple:
@@ -166,12 +173,16 @@ def run_open(st: State) -> tuple:
 def reference_out(st: State) -> tuple[int, int, int, int]:
     """`play_out`'s tuple from the pure-Python loop: a clone of ``st`` played by
     `policy_action` to the end of the deal. ``st`` is unchanged."""
+    return _played_out(st, policy_action)
+
+
+def _played_out(st: State, choose: Callable[[State], int]) -> tuple[int, int, int, int]:
+    """`_result` of a clone of ``st`` played to the end of the deal by ``choose``."""
     st = st.clone()
     apply = st.apply_legal
     while st.phase != OVER:
-        apply(policy_action(st))
-    r = st.result
-    return (-1 if r.winner is None else r.winner, r.game_points, r.points[0], r.points[1])
+        apply(choose(st))
+    return _result(st)
 
 
 def play_out(st: State) -> tuple[int, int, int, int]:
@@ -182,17 +193,11 @@ def play_out(st: State) -> tuple[int, int, int, int]:
     rules = rules_for(st.variant) if USE_C else None
     if rules is None or st.phase == OVER:
         return reference_out(st)
-    ct = st.close_tricks or (0, 0)
-    cp = st.close_points or (0, 0)
-    return _cplayout.run_to_end(*_deal_args(rules, st), ct[0], ct[1], cp[0], cp[1])
+    return _cplayout.run_to_end(*_end_args(rules, st))
 
 
-def _outcome(result: tuple[int, int, int, int], s: int) -> int:
-    """A finished deal's worth to seat ``s`` (``play_out``'s tuple): its game points,
-    signed, then the count margin to break ties between equal game points."""
-    winner, g, c0, c1 = result
-    gp = 0 if winner < 0 else (g if winner == s else -g)
-    return 1000 * gp + (c0 - c1 if s == 0 else c1 - c0)
+#: Plain game points, -3..3, as the lookahead values a deal's end (`result_value`).
+_PLAIN = tuple(float(g) for g in range(-3, 4))
 
 
 def lookahead_action(st: State, level: int = 1) -> int:
@@ -200,10 +205,11 @@ def lookahead_action(st: State, level: int = 1) -> int:
     talon is open, a card to lead or follow is chosen by playing each candidate out to the
     end of the deal, with `policy_action` (``level`` 1, `reference_out`) or with lookahead a
     level down (`reference_lookahead`), and keeping the best result for the seat to act
-    (`_outcome`; the policy's own card first, then the others in card order, a later one
-    only if strictly better). Leading, a marriage's king and queen are not candidates (the
-    policy declares a marriage it may). Every other decision is `policy_action`'s. It sees
-    every card of the world, the talon's order too."""
+    (`result_value` in plain game points, the count margin breaking ties; the policy's own
+    card first, then the others in card order, a later one only if strictly better).
+    Leading, a marriage's king and queen are not candidates (the policy declares a marriage
+    it may). Every other decision is `policy_action`'s. It sees every card of the world,
+    the talon's order too."""
     a0 = policy_action(st)
     if st.strict or a0 >= MARRY or st.phase not in (LEAD, FOLLOW) or (st.phase == LEAD and st.marriage_suit >= 0):
         return a0
@@ -217,7 +223,8 @@ def lookahead_action(st: State, level: int = 1) -> int:
     for c in (a0, *cards_of(cands)):
         nxt = st.clone()
         nxt.apply_legal(c)
-        v = _outcome(reference_out(nxt) if level <= 1 else reference_lookahead(nxt, level - 1), s)
+        winner, g, c0, c1 = reference_out(nxt) if level <= 1 else reference_lookahead(nxt, level - 1)
+        v = result_value(winner, g, (c0, c1), s, _PLAIN)
         if best_v is None or v > best_v:
             best, best_v = c, v
     return best
@@ -227,12 +234,7 @@ def reference_lookahead(st: State, level: int = 1) -> tuple[int, int, int, int]:
     """`play_out_lookahead`'s tuple from the pure-Python loop: a clone of ``st`` played to
     the end of the deal by `lookahead_action` at ``level`` for both seats. ``st`` is
     unchanged."""
-    st = st.clone()
-    apply = st.apply_legal
-    while st.phase != OVER:
-        apply(lookahead_action(st, level))
-    r = st.result
-    return (-1 if r.winner is None else r.winner, r.game_points, r.points[0], r.points[1])
+    return _played_out(st, lambda x: lookahead_action(x, level))
 
 
 def play_out_lookahead(st: State, level: int = 1) -> tuple[int, int, int, int]:
@@ -244,9 +246,14 @@ def play_out_lookahead(st: State, level: int = 1) -> tuple[int, int, int, int]:
     rules = rules_for(st.variant) if USE_C else None
     if rules is None or st.phase == OVER:
         return reference_lookahead(st, level)
+    return _cplayout.run_lookahead(*_end_args(rules, st), level)
+
+
+def _end_args(rules: object, st: State) -> tuple:
+    """`run_to_end`'s 29 arguments: `_deal_args`, then the close facts (zeros unless closed)."""
     ct = st.close_tricks or (0, 0)
     cp = st.close_points or (0, 0)
-    return _cplayout.run_lookahead(*_deal_args(rules, st), ct[0], ct[1], cp[0], cp[1], level)
+    return (*_deal_args(rules, st), ct[0], ct[1], cp[0], cp[1])
 
 
 def _deal_args(rules: object, st: State) -> tuple:
