@@ -446,3 +446,23 @@ def test_lookahead_without_the_kernel_plays_the_python_loop(monkeypatch):
     monkeypatch.setattr(F, "USE_C", False)
     monkeypatch.setattr(F, "_cplayout", None)  # not reached
     assert F.play_out_lookahead(st) == want == F.reference_lookahead(st)
+
+
+def test_deep_level_is_the_deepest_level_the_budget_affords(monkeypatch):
+    """`deep_level`: the deepest of the levels whose playouts, at `LEVEL_US`'s cost for the
+    deck, the budget affords the asked number of; 0 where none fits or the kernel does not
+    play the variant."""
+    cost = F.LEVEL_US
+    assert set(cost) == {24, 20} and all(list(c) == sorted(c) for c in cost.values())
+    for v in (SIXTY_SIX, SCHNAPSEN):
+        c = cost[v.deck]
+        assert F.deep_level(v, 100 * c[2] / 1000, 100) == 2  # exactly affords 100 level-2 playouts
+        assert F.deep_level(v, 99 * c[2] / 1000, 100) == 0
+        assert F.deep_level(v, 100 * c[3] / 1000, 100) == 3
+        assert F.deep_level(v, 100 * c[3] / 1000, 100, (2,)) == 2
+        assert F.deep_level(v, 100 * c[3] / 1000, 100, ()) == 0
+    assert F.deep_level(SCHNAPSEN, 32, 450) == 2 and F.deep_level(SIXTY_SIX, 32, 450) == 0
+    assert F.deep_level(get_variant("four-pagat"), 10_000, 1) == 0  # not the kernel's
+    assert F.deep_level(SIXTY_SIX.with_flags(out_timing="any_time"), 10_000, 1) == 0
+    monkeypatch.setattr(F, "USE_C", False)
+    assert F.deep_level(SIXTY_SIX, 10_000, 1) == 0

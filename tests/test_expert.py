@@ -612,9 +612,9 @@ def test_the_searching_seat_closes_in_its_playouts_by_its_own_model(variant):
 
 def test_lookahead_plays_its_playouts_and_a_long_budget_turns_it_on(monkeypatch):
     """``lookahead`` values every playout by `fast_playout.play_out_lookahead` at its
-    level; ``deep_ms``: a time-budgeted decision given at least that budget searches at
-    `DEEP_LEVEL` where the C kernel models the rules, a shorter one (or one without the
-    kernel) with plain playouts."""
+    level; ``deep_playouts``: a time-budgeted decision searches at the deepest level whose
+    playouts its budget affords that many of (`fast_playout.deep_level`) where the C kernel
+    models the rules, with plain playouts otherwise."""
     from arena.bots import fast_playout
     from arena.bots.playout import result_value
 
@@ -632,20 +632,27 @@ def test_lookahead_plays_its_playouts_and_a_long_budget_turns_it_on(monkeypatch)
         b.lookahead = 1
         assert a(obs, legal) == b(obs, legal) in legal and a.last["level"] == 1
 
-    def levels(move_ms: int) -> list[int]:
+    def levels(variant: str, move_ms: int) -> list[int]:
         out = []
-        for st in open_positions("sixty-six", 3, 68):
+        for st in open_positions(variant, 2, 68):
             e = ExpertStrategy(5, budget="time", move_ms=move_ms, infer=True, lead_model="value")
-            e.deep_ms = 200
+            e.deep_playouts = 450
             e.MAX_WORLDS = 48
             assert e.choose(observation(st, st.to_act), st.legal_action_strings(), 10_000) in st.legal_action_strings()
             out.append(e.last["level"])
         return out
 
-    assert levels(100) == [0, 0, 0]
-    assert levels(1000) == [2, 2, 2] if fast_playout.AVAILABLE else [0, 0, 0]
+    # Budgets of 32 and 392 ms; a level-2 playout costs 159 µs in Sixty-Six and 56 in
+    # Schnapsen, a level-3 one 1,802 and 425 (`fast_playout.LEVEL_US`).
+    c = fast_playout.AVAILABLE
+    assert levels("sixty-six", 100) == [0, 0]
+    assert levels("sixty-six", 1000) == ([2, 2] if c else [0, 0])
+    assert levels("schnapsen", 100) == ([2, 2] if c else [0, 0])
+    assert levels("schnapsen", 1000) == ([2, 2] if c else [0, 0])  # level 3 is not among DEEP_LEVELS
+    monkeypatch.setattr(ExpertStrategy, "DEEP_LEVELS", (2, 3))
+    assert levels("schnapsen", 1000) == ([3, 3] if c else [0, 0])
     monkeypatch.setattr(fast_playout, "USE_C", False)
-    assert levels(1000) == [0, 0, 0]
+    assert levels("schnapsen", 1000) == [0, 0]
 
 
 def test_the_opponent_close_model_is_checked_by_name():

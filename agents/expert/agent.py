@@ -12,14 +12,15 @@ kind of search over the card play and (since 2.4.0) the bids. In three-sitout (s
 two-handed search plays as it plays any deal. Since 2.6.0 its two-handed search runs
 its playouts and exact solves in C where the package's kernels are built (`pip install`
 with a C compiler; otherwise in Python, the same moves, slower), so it searches more
-worlds in the same time; since 2.7.0, given a move of 520 ms or more (a search budget of
-``DEEP_MS``), its playouts look two levels ahead where the kernel is built (each card of
-either seat chosen by playing out its candidates: `arena.bots.fast_playout`). The SDK's ``player``
-form gives it the whole request and the match's setup. One strategy per match, seeded by
-``match_start``'s seed, so a match plays the same on any process. A bug in the search
-never costs the match: the greedy choice (the heuristic's at a table; or the first legal
-action) is played instead, and the traceback goes to stderr, which is the referee's log
-of this agent.
+worlds in the same time; since 2.7.0 its playouts look two levels ahead where the kernel
+is built (each card of either seat chosen by playing out its candidates:
+`arena.bots.fast_playout`) once the move's budget affords it: since 2.8.0,
+``DEEP_PLAYOUTS`` such playouts (Schnapsen from an 83 ms move, Sixty-Six from 199 ms;
+2.7.0: 520 ms in both). The SDK's ``player`` form gives it the whole request and the
+match's setup. One strategy per match, seeded by ``match_start``'s seed, so a match plays
+the same on any process. A bug in the search never costs the match: the greedy choice
+(the heuristic's at a table; or the first legal action) is played instead, and the
+traceback goes to stderr, which is the referee's log of this agent.
 """
 
 from __future__ import annotations
@@ -37,10 +38,10 @@ from arena.game import Variant, get_variant
 from arena.sdk import Request, Setup, run
 
 NAME = "expert"
-VERSION = "2.7.0"
-#: From this search budget on (ms; a move of 520 ms or more), the two-handed search's
-#: playouts look two levels ahead (`ExpertStrategy.deep_ms`, since 2.7.0).
-DEEP_MS = 200.0
+VERSION = "2.8.0"
+#: The two-handed search's playouts look ahead at the deepest level whose playouts the
+#: move's budget affords this many of (`ExpertStrategy.deep_playouts`, since 2.8.0).
+DEEP_PLAYOUTS = 450.0
 #: The games it plays (its manifest's ``variants``): all of them.
 GAMES = ["sixty-six", "schnapsen", "three-pagat", "three-cutthroat", "three-sitout", "four-pagat", "kreuzmariage",
          "four-bidding"]
@@ -68,7 +69,7 @@ def player(setup: Setup):
         strategy = ExpertStrategy(
             setup.seed, variant=variant, move_ms=move_ms, budget="time", infer=True, lead_model="value"
         )
-        strategy.deep_ms = DEEP_MS
+        strategy.deep_playouts = DEEP_PLAYOUTS
         fallback = GreedyStrategy(0)
 
     def act(request: Request) -> str:

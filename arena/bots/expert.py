@@ -221,8 +221,9 @@ class ExpertStrategy:
     MAX_WORLDS = 3000
     #: A time-budgeted decision checks whether it is settled every this many worlds.
     SETTLE_EVERY = 8
-    #: The lookahead level of a decision given at least ``deep_ms``.
-    DEEP_LEVEL = 2
+    #: The lookahead levels a time-budgeted decision may search at (`deep_playouts`): not
+    #: 3, level with 2 at 1,000 ms in Schnapsen (docs/agents-strength.md).
+    DEEP_LEVELS: tuple[int, ...] = (2,)
 
     def __init__(
         self,
@@ -267,10 +268,11 @@ class ExpertStrategy:
         #: in the world, by the policy or by lookahead a level down), each level some ten
         #: times the cost of the one below, in every decision.
         self.lookahead = 0
-        #: With a time budget: a decision whose budget (`budget_ms`) is at least this many
-        #: ms plays its playouts with lookahead at `DEEP_LEVEL` (None: never), where the
-        #: C kernel models the rules (in Python it would cost a hundred times more).
-        self.deep_ms: float | None = None
+        #: With a time budget: a decision plays its playouts with lookahead at the deepest
+        #: of `DEEP_LEVELS` whose playouts its budget (`budget_ms`) affords this many of, by
+        #: the kernel's measured cost (`fast_playout.deep_level`; None: never), where the C
+        #: kernel models the rules (in Python it would cost a hundred times more).
+        self.deep_playouts: float | None = None
         self._level = 0
         #: Draw worlds in proportion to how likely the opponent's lead on the table is in
         #: them (`lead_likelihood`), instead of uniformly.
@@ -353,9 +355,9 @@ class ExpertStrategy:
         acts = [parse_action(a) for a in legal]
         self.last = {"kind": "?", "samples": 0, "budget_ms": budget_ms}
         self._level = self.lookahead
-        if self.deep_ms is not None and self.budget == "time" and budget_ms >= self.deep_ms:
-            if fast_playout.USE_C and fast_playout.rules_for(v) is not None:
-                self._level = max(self._level, self.DEEP_LEVEL)
+        if self.deep_playouts is not None and self.budget == "time":
+            deep = fast_playout.deep_level(v, budget_ms, self.deep_playouts, self.DEEP_LEVELS)
+            self._level = max(self._level, deep)
         self.last["level"] = self._level
         a = self._decide(obs, acts, v, rng, deadline)
         self.last["ms"] = (time.perf_counter() - t0) * 1000

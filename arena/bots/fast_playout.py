@@ -44,8 +44,10 @@ except ImportError:  # not built (no C compiler at install): `run_open` plays th
 
 __all__ = [
     "AVAILABLE",
+    "LEVEL_US",
     "RULE_FLAGS",
     "USE_C",
+    "deep_level",
     "lookahead_action",
     "play_out",
     "play_out_lookahead",
@@ -247,6 +249,27 @@ def play_out_lookahead(st: State, level: int = 1) -> tuple[int, int, int, int]:
     if rules is None or st.phase == OVER:
         return reference_lookahead(st, level)
     return _cplayout.run_lookahead(*_end_args(rules, st), level)
+
+
+#: What one playout costs in the kernel at each lookahead level (µs, index = level), by
+#: the deck's size: the medians of `python bench/lookahead.py --levels 0,1,2,3` on the
+#: 2-core machine the agents are measured on. The expert picks a decision's level by them
+#: (`deep_level`), so the level follows the work a budget buys, not the clock.
+LEVEL_US: dict[int, tuple[float, float, float, float]] = {
+    24: (1.9, 13.0, 159.2, 1802.4),
+    20: (1.6, 7.2, 55.8, 425.3),
+}
+
+
+def deep_level(variant: Variant, budget_ms: float, playouts: float, levels: tuple[int, ...] = (2, 3)) -> int:
+    """The deepest of ``levels`` whose playouts ``budget_ms`` affords ``playouts`` of, by
+    `LEVEL_US` for the variant's deck; 0 if none, or if the kernel does not model the
+    variant or is off (a Python lookahead would cost a hundred times more)."""
+    cost = LEVEL_US.get(variant.deck)
+    if cost is None or not USE_C or rules_for(variant) is None:
+        return 0
+    fits = [lv for lv in levels if budget_ms * 1000.0 >= playouts * cost[lv]]
+    return max(fits, default=0)
 
 
 def _end_args(rules: object, st: State) -> tuple:
