@@ -456,11 +456,11 @@ def test_deep_level_is_the_deepest_level_the_budget_affords(monkeypatch):
     assert set(cost) == {24, 20} and all(list(c) == sorted(c) for c in cost.values())
     for v in (SIXTY_SIX, SCHNAPSEN):
         c = cost[v.deck]
-        assert F.deep_level(v, 100 * c[2] / 1000, 100) == 2  # exactly affords 100 level-2 playouts
-        assert F.deep_level(v, 99 * c[2] / 1000, 100) == 0
-        assert F.deep_level(v, 100 * c[3] / 1000, 100) == 3
-        assert F.deep_level(v, 100 * c[3] / 1000, 100, (2,)) == 2
-        assert F.deep_level(v, 100 * c[3] / 1000, 100, ()) == 0
+        assert F.deep_level(v, 100.5 * c[2] / 1000, 100) == 2  # affords 100 level-2 playouts, not 101
+        assert F.deep_level(v, 99.5 * c[2] / 1000, 100) == 0
+        assert F.deep_level(v, 100.5 * c[3] / 1000, 100) == 3
+        assert F.deep_level(v, 100.5 * c[3] / 1000, 100, (2,)) == 2
+        assert F.deep_level(v, 100.5 * c[3] / 1000, 100, ()) == 0
     assert F.deep_level(SCHNAPSEN, 32, 450) == 2 and F.deep_level(SIXTY_SIX, 32, 450) == 0
     assert F.deep_level(get_variant("four-pagat"), 10_000, 1) == 0  # not the kernel's
     assert F.deep_level(SIXTY_SIX.with_flags(out_timing="any_time"), 10_000, 1) == 0
