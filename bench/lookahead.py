@@ -1,11 +1,12 @@
 """What a playout costs with lookahead: microseconds per playout at each level.
 
-    python bench/lookahead.py [--states N] [--samples R] [--variant NAME] [--levels 0,1,2]
+    python bench/lookahead.py [--states N] [--samples R] [--variant NAME] [--levels 0,1,2,2w3]
 
 Collects N states of real deals with the talon still open (seeded deals played by the
 playout policy, a state taken at every decision), then plays each of them out to the end
 of its deal with the C kernel at every level (0: the plain policy, `fast_playout.play_out`;
-1 and up: `fast_playout.play_out_lookahead`), R times, the levels interleaved so that the
+1 and up: `fast_playout.play_out_lookahead`; ``2w3``: level 2 pruned to 3 candidates, its
+``width``), R times, the levels interleaved so that the
 machine's other load falls on all of them. Prints, per level, the median and min..max of
 the samples in microseconds per playout and the ratio to level 0. A playout is one whole
 continuation of a deal, the unit the expert's search spends per candidate and world.
@@ -27,6 +28,19 @@ from arena.bots import fast_playout  # noqa: E402
 from arena.bots.playout import policy_action  # noqa: E402
 from arena.game import Variant, VariantError, get_variant, new_deal  # noqa: E402
 from arena.game.state import OVER  # noqa: E402
+
+
+def parse_level(text: str) -> tuple[int, int]:
+    """``"2"`` -> (2, 0); ``"2w3"`` -> (2, 3): a level and its width (0: every candidate)."""
+    level, _, width = text.strip().partition("w")
+    lv, w = int(level), int(width) if width else 0
+    if not 0 <= lv <= 3 or not 0 <= w <= 32 or (w and lv < 2):
+        raise ValueError(text)
+    return lv, w
+
+
+def name(lv: tuple[int, int]) -> str:
+    return f"{lv[0]}w{lv[1]}" if lv[1] else str(lv[0])
 
 
 def open_states(v: Variant, n: int, seed: int) -> list:
@@ -52,7 +66,11 @@ def main() -> int:
     if not fast_playout.AVAILABLE:
         print("bench/lookahead.py: the C kernel is not built (pip install with a C compiler)", file=sys.stderr)
         return 1
-    levels = [int(x) for x in args.levels.split(",")]
+    try:
+        levels = [parse_level(x) for x in args.levels.split(",")]
+    except ValueError:
+        print(f"bench/lookahead.py: --levels: {args.levels!r} is not a list like 0,1,2,2w3", file=sys.stderr)
+        return 2
     try:
         v = get_variant(args.variant)
     except VariantError as e:
@@ -62,13 +80,13 @@ def main() -> int:
         print(f"bench/lookahead.py: --variant: the kernel does not model {args.variant}", file=sys.stderr)
         return 2
     states = open_states(v, args.states, args.seed)
-    times: dict[int, list[float]] = {lv: [] for lv in levels}
+    times: dict[tuple[int, int], list[float]] = {lv: [] for lv in levels}
     for _ in range(args.samples):
         for lv in levels:
             t0 = time.perf_counter()
             for st in states:
-                if lv:
-                    fast_playout.play_out_lookahead(st, lv)
+                if lv[0]:
+                    fast_playout.play_out_lookahead(st, *lv)
                 else:
                     fast_playout.play_out(st)
             times[lv].append((time.perf_counter() - t0) / len(states) * 1e6)
@@ -78,7 +96,7 @@ def main() -> int:
         xs = times[lv]
         med = statistics.median(xs)
         spread = f"({min(xs):.1f} to {max(xs):.1f})"
-        print(f"  level {lv}: {med:9.1f} µs a playout {spread}, {med / base:6.1f}x level {levels[0]}")
+        print(f"  level {name(lv)}: {med:9.1f} µs a playout {spread}, {med / base:6.1f}x level {name(levels[0])}")
     return 0
 
 

@@ -38,3 +38,17 @@ def test_a_variant_the_kernel_does_not_model_is_refused_in_one_line(variant, why
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.startswith("bench/lookahead.py: --variant: ") and why in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_a_pruned_level_is_timed_beside_the_full_one():
+    r = run("--states", "8", "--samples", "1", "--levels", "0,2,2w2")
+    assert r.returncode == 0, r.stderr
+    rows = re.findall(r"level (\dw?\d?): +([\d.]+) µs a playout", r.stdout)
+    assert [row[0] for row in rows] == ["0", "2", "2w2"] and all(float(x) > 0 for _, x in rows)
+
+
+@pytest.mark.parametrize("levels", ["1w2", "2,x", "4", "2w40"])
+def test_a_bad_level_list_is_refused_in_one_line(levels):
+    r = run("--states", "4", "--samples", "1", "--levels", levels)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.startswith("bench/lookahead.py: --levels: ") and len(r.stderr.strip().splitlines()) == 1

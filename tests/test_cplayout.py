@@ -400,6 +400,46 @@ def test_two_levels_of_lookahead_play_as_the_python_loop(v):
         assert F.play_out_lookahead(st, 2) == F.reference_lookahead(st, 2), st
 
 
+@pytest.mark.parametrize("v", [SIXTY_SIX, SCHNAPSEN], ids=["sixty-six", "schnapsen"])
+def test_pruned_lookahead_plays_as_the_python_loop(v):
+    """A ``width`` prunes levels 2 and 3 to the policy's card and the best others by the
+    policy's playouts: the kernel and its Python twin agree at each width; width 1 keeps
+    the policy's card alone (so it plays as the policy), and a width past the hand's size
+    prunes nothing."""
+    rng = random.Random(8)
+    sts = [st for st in states(v, rng, 4) if st.phase != OVER][::4]
+    assert len(sts) > 8
+    pruned = 0
+    for st in sts:
+        full = F.play_out_lookahead(st, 2)
+        assert F.play_out_lookahead(st, 2, 7) == full
+        assert F.play_out_lookahead(st, 2, 1) == F.play_out(st)  # the policy's card alone: the policy
+        for w in (2, 3):
+            got = F.play_out_lookahead(st, 2, w)
+            assert got == F.reference_lookahead(st, 2, w), (st, w)
+            pruned += got != full
+    assert pruned  # it changes some playouts
+    # Width 2 plays the policy's card or the one other card that plays out best by the policy.
+    looked = 0
+    for st in sts:
+        a0 = policy_action(st)
+        if st.strict or st.phase not in (LEAD, FOLLOW) or a0 >= 24:
+            continue
+        by_policy = {}
+        for c in st.legal_actions():
+            if c < 24 and c != a0:
+                nxt = st.clone()
+                nxt.apply_legal(c)
+                winner, g, c0, c1 = F.reference_out(nxt)
+                by_policy[c] = result_value(winner, g, (c0, c1), st.to_act, range(-3, 4))
+        if not by_policy:
+            continue
+        top = max(by_policy.values())
+        assert F.lookahead_action(st, 2, 2) in {a0} | {c for c, x in by_policy.items() if x == top}
+        looked += 1
+    assert looked
+
+
 @pytest.mark.parametrize("v", VARIANTS, ids=IDS)
 def test_lookahead_chooses_a_legal_card_no_worse_than_the_policy(v):
     """Its choice is legal (a marriage's halves are never led, so forced marriages hold),
@@ -429,8 +469,16 @@ def test_lookahead_bad_arguments_raise():
     st = new_deal(SIXTY_SIX, 4)
     args = _args(st) + [0, 0, 0, 0]
     assert _cplayout.run_lookahead(*args, 1) == F.reference_lookahead(st)
-    with pytest.raises(TypeError, match=r"run_lookahead\(\) takes 30 arguments \(29 given\)"):
+    with pytest.raises(TypeError, match=r"run_lookahead\(\) takes 30 or 31 arguments \(29 given\)"):
         _cplayout.run_lookahead(*args)
+    with pytest.raises(TypeError, match=r"run_lookahead\(\) takes 30 or 31 arguments \(32 given\)"):
+        _cplayout.run_lookahead(*args, 2, 2, 2)
+    for width in (-1, 33):
+        with pytest.raises(ValueError, match="run_lookahead: width must be in 0..32"):
+            _cplayout.run_lookahead(*args, 2, width)
+        with pytest.raises(ValueError, match="play_out_lookahead: width must be 0 .no pruning. to 32"):
+            F.play_out_lookahead(st, 2, width)
+    assert _cplayout.run_lookahead(*args, 2, 0) == _cplayout.run_lookahead(*args, 2) == F.reference_lookahead(st, 2)
     for level in (0, 4):
         with pytest.raises(ValueError, match="run_lookahead: level must be in 1..3"):
             _cplayout.run_lookahead(*args, level)
@@ -448,21 +496,25 @@ def test_lookahead_without_the_kernel_plays_the_python_loop(monkeypatch):
     assert F.play_out_lookahead(st) == want == F.reference_lookahead(st)
 
 
-def test_deep_level_is_the_deepest_level_the_budget_affords(monkeypatch):
-    """`deep_level`: the deepest of the levels whose playouts, at `LEVEL_US`'s cost for the
-    deck, the budget affords the asked number of; 0 where none fits or the kernel does not
-    play the variant."""
-    cost = F.LEVEL_US
-    assert set(cost) == {24, 20} and all(list(c) == sorted(c) for c in cost.values())
+def test_deep_search_is_the_first_lookahead_the_budget_affords(monkeypatch):
+    """`deep_search`: the first of the ``(level, width)`` lookaheads whose playouts, at
+    `LOOKAHEAD_US`'s cost for the deck, the budget affords the asked number of; plain
+    playouts, ``(0, 0)``, where none fits or the kernel does not play the variant."""
+    cost = F.LOOKAHEAD_US
+    assert set(cost) == {24, 20}
+    for c in cost.values():  # each level dearer than the one below, pruning cheaper than none
+        assert c[0, 0] < c[1, 0] < c[2, 2] < c[2, 3] < c[2, 0] < c[3, 0]
+    full, pruned, three = (2, 0), (2, 2), (3, 0)
     for v in (SIXTY_SIX, SCHNAPSEN):
         c = cost[v.deck]
-        assert F.deep_level(v, 100.5 * c[2] / 1000, 100) == 2  # affords 100 level-2 playouts, not 101
-        assert F.deep_level(v, 99.5 * c[2] / 1000, 100) == 0
-        assert F.deep_level(v, 100.5 * c[3] / 1000, 100) == 3
-        assert F.deep_level(v, 100.5 * c[3] / 1000, 100, (2,)) == 2
-        assert F.deep_level(v, 100.5 * c[3] / 1000, 100, ()) == 0
-    assert F.deep_level(SCHNAPSEN, 32, 450) == 2 and F.deep_level(SIXTY_SIX, 32, 450) == 0
-    assert F.deep_level(get_variant("four-pagat"), 10_000, 1) == 0  # not the kernel's
-    assert F.deep_level(SIXTY_SIX.with_flags(out_timing="any_time"), 10_000, 1) == 0
+        assert F.deep_search(v, 100.5 * c[full] / 1000, 100, [full]) == full  # affords 100 playouts, not 101
+        assert F.deep_search(v, 99.5 * c[full] / 1000, 100, [full]) == (0, 0)
+        assert F.deep_search(v, 99.5 * c[full] / 1000, 100, [full, pruned]) == pruned
+        assert F.deep_search(v, 100.5 * c[three] / 1000, 100) == three
+        assert F.deep_search(v, 99.5 * c[three] / 1000, 100) == full
+        assert F.deep_search(v, 10_000, 100, ()) == (0, 0)
+    assert F.deep_search(SCHNAPSEN, 32, 450, [full]) == full and F.deep_search(SIXTY_SIX, 32, 450, [full]) == (0, 0)
+    assert F.deep_search(get_variant("four-pagat"), 10_000, 1) == (0, 0)  # not the kernel's
+    assert F.deep_search(SIXTY_SIX.with_flags(out_timing="any_time"), 10_000, 1) == (0, 0)
     monkeypatch.setattr(F, "USE_C", False)
-    assert F.deep_level(SIXTY_SIX, 10_000, 1) == 0
+    assert F.deep_search(SIXTY_SIX, 10_000, 1) == (0, 0)

@@ -612,9 +612,10 @@ def test_the_searching_seat_closes_in_its_playouts_by_its_own_model(variant):
 
 def test_lookahead_plays_its_playouts_and_a_long_budget_turns_it_on(monkeypatch):
     """``lookahead`` values every playout by `fast_playout.play_out_lookahead` at its
-    level; ``deep_playouts``: a time-budgeted decision searches at the deepest level whose
-    playouts its budget affords that many of (`fast_playout.deep_level`) where the C kernel
-    models the rules, with plain playouts otherwise."""
+    level; ``deep_playouts``: a time-budgeted decision searches with the first lookahead of
+    `DEEP_SEARCHES` whose playouts its budget affords that many of
+    (`fast_playout.deep_search`) where the C kernel models the rules, with plain playouts
+    otherwise."""
     from arena.bots import fast_playout
     from arena.bots.playout import result_value
 
@@ -622,6 +623,9 @@ def test_lookahead_plays_its_playouts_and_a_long_budget_turns_it_on(monkeypatch)
     x = ExpertStrategy(3)
     x._level = 1
     want = fast_playout.play_out_lookahead(st, 1)
+    assert x._playout_value(st.clone(), 0, policy_action) == result_value(*want[:2], want[2:], 0, x._util)
+    x._level, x._width = 2, 2  # pruned: the policy's card and the best other by the policy
+    want = fast_playout.play_out_lookahead(st, 2, 2)
     assert x._playout_value(st.clone(), 0, policy_action) == result_value(*want[:2], want[2:], 0, x._util)
     # In the samples mode, at any level, a decision is a function of the seed and the position.
     for st in open_positions("schnapsen", 4, 67):
@@ -632,27 +636,31 @@ def test_lookahead_plays_its_playouts_and_a_long_budget_turns_it_on(monkeypatch)
         b.lookahead = 1
         assert a(obs, legal) == b(obs, legal) in legal and a.last["level"] == 1
 
-    def levels(variant: str, move_ms: int) -> list[int]:
+    def levels(variant: str, move_ms: int) -> list[tuple[int, int]]:
         out = []
         for st in open_positions(variant, 2, 68):
             e = ExpertStrategy(5, budget="time", move_ms=move_ms, infer=True, lead_model="value")
             e.deep_playouts = 450
             e.MAX_WORLDS = 48
             assert e.choose(observation(st, st.to_act), st.legal_action_strings(), 10_000) in st.legal_action_strings()
-            out.append(e.last["level"])
+            out.append((e.last["level"], e.last["width"]))
         return out
 
-    # Budgets of 32 and 392 ms; a level-2 playout costs 159 µs in Sixty-Six and 56 in
-    # Schnapsen, a level-3 one 1,802 and 425 (`fast_playout.LEVEL_US`).
+    # Budgets of 32 and 392 ms; a level-2 playout costs 148 µs in Sixty-Six (54 pruned to
+    # two candidates) and 55 in Schnapsen, a level-3 one 1,702 and 436
+    # (`fast_playout.LOOKAHEAD_US`).
+    none = [(0, 0)] * 2
     c = fast_playout.AVAILABLE
-    assert levels("sixty-six", 100) == [0, 0]
-    assert levels("sixty-six", 1000) == ([2, 2] if c else [0, 0])
-    assert levels("schnapsen", 100) == ([2, 2] if c else [0, 0])
-    assert levels("schnapsen", 1000) == ([2, 2] if c else [0, 0])  # level 3 is not among DEEP_LEVELS
-    monkeypatch.setattr(ExpertStrategy, "DEEP_LEVELS", (2, 3))
-    assert levels("schnapsen", 1000) == ([3, 3] if c else [0, 0])
+    assert levels("sixty-six", 100) == ([(2, 2)] * 2 if c else none)  # the full level 2 does not fit
+    assert levels("sixty-six", 1000) == ([(2, 0)] * 2 if c else none)
+    assert levels("schnapsen", 100) == ([(2, 0)] * 2 if c else none)
+    assert levels("schnapsen", 1000) == ([(2, 0)] * 2 if c else none)  # level 3 is not among DEEP_SEARCHES
+    monkeypatch.setattr(ExpertStrategy, "DEEP_SEARCHES", ((3, 0), (2, 0)))
+    assert levels("schnapsen", 1000) == ([(3, 0)] * 2 if c else none)
+    monkeypatch.setattr(ExpertStrategy, "DEEP_SEARCHES", ((2, 0),))
+    assert levels("sixty-six", 100) == none
     monkeypatch.setattr(fast_playout, "USE_C", False)
-    assert levels("schnapsen", 1000) == [0, 0]
+    assert levels("schnapsen", 1000) == none
 
 
 def test_the_opponent_close_model_is_checked_by_name():

@@ -820,16 +820,37 @@ static int outcome(const Deal *d, int s) {
     return 1000 * gp + count(d, s) - count(d, s ^ 1);
 }
 
-static int play_lookahead(Deal *d, int level, const char *fn);
+static int play_lookahead(Deal *d, int level, int width, const char *fn);
 
 /* The `outcome` for the seat to act of playing card c in d, then the rest of the deal at
  * `level`, into *v; -1 with an exception set if the playout gets stuck. */
-static int card_outcome(const Deal *d, int c, int level, const char *fn, int *v) {
+static int card_outcome(const Deal *d, int c, int level, int width, const char *fn, int *v) {
     Deal e = *d;
     apply(&e, c);
-    if (play_lookahead(&e, level, fn) < 0) return -1;
+    if (play_lookahead(&e, level, width, fn) < 0) return -1;
     *v = outcome(&e, d->to_act);
     return 0;
+}
+
+/* The `width` - 1 best of the cards in `cands` by their outcome with the policy after them
+ * (the earlier card first among equals), for lookahead at level 2 and up to look at with
+ * the policy's own card; -1 with an exception set if a playout gets stuck. */
+static int64_t prune(const Deal *d, uint32_t cands, int width, const char *fn) {
+    int cards[32], vals[32], n = 0, v;
+    for (uint32_t m = cands; m; m &= m - 1) {
+        int c = lowest(m);
+        if (card_outcome(d, c, 0, 0, fn, &v) < 0) return -1;
+        int i = n++;
+        for (; i > 0 && vals[i - 1] < v; i--) { /* stable: a later card passes only a worse one */
+            vals[i] = vals[i - 1];
+            cards[i] = cards[i - 1];
+        }
+        vals[i] = v;
+        cards[i] = c;
+    }
+    uint32_t kept = 0;
+    for (int i = 0; i < n && i < width - 1; i++) kept |= 1u << cards[i];
+    return kept;
 }
 
 /* fast_playout.lookahead_action: while the talon is open, a card to lead or follow is
@@ -840,7 +861,7 @@ static int card_outcome(const Deal *d, int c, int level, const char *fn, int *v)
  * a marriage's king and queen when leading (the policy declares a marriage it may; one
  * it may not declare is not led by lookahead either). Any other decision is the
  * policy's. -1 with an exception set if a playout gets stuck. */
-static int lookahead(const Deal *d, int level, const char *fn) {
+static int lookahead(const Deal *d, int level, int width, const char *fn) {
     int a0 = policy(d);
     if (d->strict || a0 < 0 || a0 >= MARRY || (d->phase == LEAD && d->marriage_suit >= 0)) return a0;
     int s = d->to_act;
@@ -849,11 +870,16 @@ static int lookahead(const Deal *d, int level, const char *fn) {
         uint32_t pairs = marriages(d->hand[s]);
         cands &= ~((pairs << KING) | (pairs << QUEEN));
     }
+    if (width > 0 && level >= 2) {
+        int64_t kept = prune(d, cands, width, fn);
+        if (kept < 0) return -1;
+        cands = (uint32_t)kept;
+    }
     int best = a0, best_v, v;
-    if (card_outcome(d, a0, level - 1, fn, &best_v) < 0) return -1;
+    if (card_outcome(d, a0, level - 1, width, fn, &best_v) < 0) return -1;
     for (uint32_t m = cands; m; m &= m - 1) {
         int c = lowest(m);
-        if (card_outcome(d, c, level - 1, fn, &v) < 0) return -1;
+        if (card_outcome(d, c, level - 1, width, fn, &v) < 0) return -1;
         if (v > best_v) {
             best = c;
             best_v = v;
@@ -863,11 +889,11 @@ static int lookahead(const Deal *d, int level, const char *fn) {
 }
 
 /* Play the deal to its end with `lookahead` at ``level`` for both seats (level 0: the policy). */
-static int play_lookahead(Deal *d, int level, const char *fn) {
+static int play_lookahead(Deal *d, int level, int width, const char *fn) {
     if (level <= 0) return play(d, 1, fn);
     int steps = 0;
     while (d->phase != OVER) {
-        int a = lookahead(d, level, fn);
+        int a = lookahead(d, level, width, fn);
         if (a < 0) return -1;
         if (++steps > MAX_ACTIONS) {
             PyErr_Format(PyExc_RuntimeError, "%s: the playout got stuck (an inconsistent deal?)", fn);
@@ -899,15 +925,21 @@ static PyObject *run(PyObject *module, PyObject *const *args, Py_ssize_t nargs) 
 /* run_to_end and run_lookahead: the deal with its close facts, played to its end by the
  * policy or (ahead: a last argument, the level) by lookahead. */
 static PyObject *play_to_end(PyObject *module, PyObject *const *args, Py_ssize_t nargs, const char *fn, int ahead) {
-    int level = 0;
+    int level = 0, width = 0;
     static const char *const names[4] = {"ct0", "ct1", "cp0", "cp1"};
     Deal d;
     int facts[4];
-    if (nargs != N_ARGS_END + ahead) {
-        PyErr_Format(PyExc_TypeError, "%s() takes %d arguments (%zd given)", fn, N_ARGS_END + ahead, nargs);
+    if (!ahead && nargs != N_ARGS_END) {
+        PyErr_Format(PyExc_TypeError, "%s() takes %d arguments (%zd given)", fn, N_ARGS_END, nargs);
+        return NULL;
+    }
+    if (ahead && nargs != N_ARGS_END + 1 && nargs != N_ARGS_END + 2) {
+        PyErr_Format(PyExc_TypeError, "%s() takes %d or %d arguments (%zd given)", fn, N_ARGS_END + 1, N_ARGS_END + 2,
+                     nargs);
         return NULL;
     }
     if (ahead && arg_int(args[N_ARGS_END], fn, "level", 1, 3, &level) < 0) return NULL;
+    if (nargs == N_ARGS_END + 2 && arg_int(args[N_ARGS_END + 1], fn, "width", 0, 32, &width) < 0) return NULL;
     if (parse_deal(module, args, fn, &d) < 0) return NULL;
     for (int i = 0; i < 4; i++)
         if (arg_int(args[N_ARGS + i], fn, names[i], 0, i < 2 ? 99 : 999, &facts[i]) < 0) return NULL;
@@ -919,7 +951,7 @@ static PyObject *play_to_end(PyObject *module, PyObject *const *args, Py_ssize_t
     d.ct[1] = facts[1];
     d.cp[0] = facts[2];
     d.cp[1] = facts[3];
-    if (check_deal(&d, fn) < 0 || play_lookahead(&d, level, fn) < 0) return NULL;
+    if (check_deal(&d, fn) < 0 || play_lookahead(&d, level, width, fn) < 0) return NULL;
     int out[4] = {d.winner, d.game_points, count(&d, 0), count(&d, 1)};
     return int_tuple(out, 4);
 }
@@ -946,10 +978,11 @@ static PyMethodDef methods[] = {
      "close facts (State.close_tricks, State.close_points) of a deal closed before the call, else 0.\n"
      "Returns (winner, game_points, count0, count1) (winner -1: drawn; counts: State.result.points)."},
     {"run_lookahead", (PyCFunction)(void (*)(void))run_lookahead, METH_FASTCALL,
-     "run_lookahead(rules, <run_to_end's 28 arguments>, level)\n"
+     "run_lookahead(rules, <run_to_end's 28 arguments>, level, width=0)\n"
      "As run_to_end, each open-phase card chosen by lookahead: every candidate played out to the end of\n"
      "the deal, by the policy (level 1) or by lookahead a level down (2, 3), the best for the seat to act\n"
-     "kept (fast_playout.lookahead_action)."},
+     "kept (fast_playout.lookahead_action). A width w > 0 looks, at levels 2 and 3, at the policy's card\n"
+     "and the w - 1 others best played out by the policy only."},
     {NULL, NULL, 0, NULL},
 };
 

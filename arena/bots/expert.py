@@ -221,9 +221,11 @@ class ExpertStrategy:
     MAX_WORLDS = 3000
     #: A time-budgeted decision checks whether it is settled every this many worlds.
     SETTLE_EVERY = 8
-    #: The lookahead levels a time-budgeted decision may search at (`deep_playouts`): not
-    #: 3, level with 2 at 1,000 ms in Schnapsen (docs/agents-strength.md).
-    DEEP_LEVELS: tuple[int, ...] = (2,)
+    #: The lookahead a time-budgeted decision may search with (`deep_playouts`), best
+    #: first, as ``(level, width)``: two levels, or two pruned to the policy's card and
+    #: the best other (docs/agents-strength.md); not three, level with two at 1,000 ms in
+    #: Schnapsen.
+    DEEP_SEARCHES: tuple[tuple[int, int], ...] = ((2, 0), (2, 2))
 
     def __init__(
         self,
@@ -268,12 +270,16 @@ class ExpertStrategy:
         #: in the world, by the policy or by lookahead a level down), each level some ten
         #: times the cost of the one below, in every decision.
         self.lookahead = 0
-        #: With a time budget: a decision plays its playouts with lookahead at the deepest
-        #: of `DEEP_LEVELS` whose playouts its budget (`budget_ms`) affords this many of, by
-        #: the kernel's measured cost (`fast_playout.deep_level`; None: never), where the C
+        #: Lookahead at levels 2 and 3 looks at the policy's card and this many - 1 others,
+        #: the best by the policy's playouts (0: every candidate; `fast_playout.lookahead_action`).
+        self.lookahead_width = 0
+        #: With a time budget: a decision plays its playouts with the first lookahead of
+        #: `DEEP_SEARCHES` whose playouts its budget (`budget_ms`) affords this many of, by
+        #: the kernel's measured cost (`fast_playout.deep_search`; None: never), where the C
         #: kernel models the rules (in Python it would cost a hundred times more).
         self.deep_playouts: float | None = None
         self._level = 0
+        self._width = 0
         #: Draw worlds in proportion to how likely the opponent's lead on the table is in
         #: them (`lead_likelihood`), instead of uniformly.
         self.infer = infer
@@ -354,11 +360,12 @@ class ExpertStrategy:
         rng = random.Random(_decision_seed(self.seed, obs, legal))
         acts = [parse_action(a) for a in legal]
         self.last = {"kind": "?", "samples": 0, "budget_ms": budget_ms}
-        self._level = self.lookahead
+        self._level, self._width = self.lookahead, self.lookahead_width
         if self.deep_playouts is not None and self.budget == "time":
-            deep = fast_playout.deep_level(v, budget_ms, self.deep_playouts, self.DEEP_LEVELS)
-            self._level = max(self._level, deep)
-        self.last["level"] = self._level
+            level, width = fast_playout.deep_search(v, budget_ms, self.deep_playouts, self.DEEP_SEARCHES)
+            if level > self._level:
+                self._level, self._width = level, width
+        self.last["level"], self.last["width"] = self._level, self._width
         a = self._decide(obs, acts, v, rng, deadline)
         self.last["ms"] = (time.perf_counter() - t0) * 1000
         return action_str(a)
@@ -467,7 +474,7 @@ class ExpertStrategy:
         open, then (with ``solve_tail``) exactly."""
         util = self._util
         if self._level and policy is policy_action and st.phase != OVER:
-            winner, g, c0, c1 = fast_playout.play_out_lookahead(st, self._level)
+            winner, g, c0, c1 = fast_playout.play_out_lookahead(st, self._level, self._width)
             return result_value(winner, g, (c0, c1), me, util)
         if policy is policy_action and fast_playout.USE_C and st.phase != OVER:
             # The same playout in C (`arena/bots/_cplayout.c`; in Python where it is not built

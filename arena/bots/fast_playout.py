@@ -28,7 +28,7 @@ or add an exchange to legal sets the policy never picks from, ``deck`` and
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ..game.actions import MARRY
 from ..game.cards import KING, MARRIAGE_BITS, QUEEN, cards_of
@@ -44,10 +44,10 @@ except ImportError:  # not built (no C compiler at install): `run_open` plays th
 
 __all__ = [
     "AVAILABLE",
-    "LEVEL_US",
+    "LOOKAHEAD_US",
     "RULE_FLAGS",
     "USE_C",
-    "deep_level",
+    "deep_search",
     "lookahead_action",
     "play_out",
     "play_out_lookahead",
@@ -202,7 +202,7 @@ def play_out(st: State) -> tuple[int, int, int, int]:
 _PLAIN = tuple(float(g) for g in range(-3, 4))
 
 
-def lookahead_action(st: State, level: int = 1) -> int:
+def lookahead_action(st: State, level: int = 1, width: int = 0) -> int:
     """The playout policy with lookahead, in a world where every card is known: while the
     talon is open, a card to lead or follow is chosen by playing each candidate out to the
     end of the deal, with `policy_action` (``level`` 1, `reference_out`) or with lookahead a
@@ -211,7 +211,9 @@ def lookahead_action(st: State, level: int = 1) -> int:
     card first, then the others in card order, a later one only if strictly better).
     Leading, a marriage's king and queen are not candidates (the policy declares a marriage
     it may). Every other decision is `policy_action`'s. It sees every card of the world,
-    the talon's order too."""
+    the talon's order too. A ``width`` above 0 prunes at levels 2 and 3: only the
+    policy's card and the ``width`` - 1 others with the best results played out by the
+    policy (`reference_out`; the earlier card first among equals) are looked at."""
     a0 = policy_action(st)
     if st.strict or a0 >= MARRY or st.phase not in (LEAD, FOLLOW) or (st.phase == LEAD and st.marriage_suit >= 0):
         return a0
@@ -221,55 +223,74 @@ def lookahead_action(st: State, level: int = 1) -> int:
     if st.phase == LEAD:
         pairs = (h >> KING) & (h >> QUEEN) & MARRIAGE_BITS
         cands &= ~((pairs << KING) | (pairs << QUEEN))
+    others = list(cards_of(cands))
+    if width > 0 and level >= 2:
+        ranked = sorted(others, key=lambda c: -_card_value(st, c, 0, 0))  # stable: card order among equals
+        others = sorted(ranked[: width - 1])
     best, best_v = a0, None
-    for c in (a0, *cards_of(cands)):
-        nxt = st.clone()
-        nxt.apply_legal(c)
-        winner, g, c0, c1 = reference_out(nxt) if level <= 1 else reference_lookahead(nxt, level - 1)
-        v = result_value(winner, g, (c0, c1), s, _PLAIN)
+    for c in (a0, *others):
+        v = _card_value(st, c, level - 1, width)
         if best_v is None or v > best_v:
             best, best_v = c, v
     return best
 
 
-def reference_lookahead(st: State, level: int = 1) -> tuple[int, int, int, int]:
+def _card_value(st: State, c: int, level: int, width: int) -> float:
+    """What playing ``c`` in ``st`` and the rest of the deal at ``level`` (0: the policy)
+    is worth to the seat to act, in plain game points (the count margin breaking ties)."""
+    nxt = st.clone()
+    nxt.apply_legal(c)
+    winner, g, c0, c1 = reference_out(nxt) if level <= 0 else reference_lookahead(nxt, level, width)
+    return result_value(winner, g, (c0, c1), st.to_act, _PLAIN)
+
+
+def reference_lookahead(st: State, level: int = 1, width: int = 0) -> tuple[int, int, int, int]:
     """`play_out_lookahead`'s tuple from the pure-Python loop: a clone of ``st`` played to
-    the end of the deal by `lookahead_action` at ``level`` for both seats. ``st`` is
-    unchanged."""
-    return _played_out(st, lambda x: lookahead_action(x, level))
+    the end of the deal by `lookahead_action` at ``level`` (and ``width``) for both seats.
+    ``st`` is unchanged."""
+    return _played_out(st, lambda x: lookahead_action(x, level, width))
 
 
-def play_out_lookahead(st: State, level: int = 1) -> tuple[int, int, int, int]:
+def play_out_lookahead(st: State, level: int = 1, width: int = 0) -> tuple[int, int, int, int]:
     """Play a copy of ``st`` to the end of the deal as `reference_lookahead` does (each
-    open-phase card by lookahead at ``level``, 1 to 3), in C when `USE_C` and `rules_for`
-    gives rules; `play_out`'s tuple. Each level costs some ten times the one below."""
+    open-phase card by lookahead at ``level``, 1 to 3, pruned to ``width`` candidates at
+    levels 2 and 3 when above 0), in C when `USE_C` and `rules_for` gives rules;
+    `play_out`'s tuple. Each level costs some ten times the one below."""
     if not 1 <= level <= 3:
         raise ValueError(f"play_out_lookahead: level must be 1, 2 or 3, got {level!r}")
+    if not 0 <= width <= 32:
+        raise ValueError(f"play_out_lookahead: width must be 0 (no pruning) to 32, got {width!r}")
     rules = rules_for(st.variant) if USE_C else None
     if rules is None or st.phase == OVER:
-        return reference_lookahead(st, level)
+        return reference_lookahead(st, level, width)
+    if width:
+        return _cplayout.run_lookahead(*_end_args(rules, st), level, width)
     return _cplayout.run_lookahead(*_end_args(rules, st), level)
 
 
-#: What one playout costs in the kernel at each lookahead level (µs, index = level), by
-#: the deck's size: the medians of `python bench/lookahead.py --levels 0,1,2,3` on the
-#: 2-core machine the agents are measured on. The expert picks a decision's level by them
-#: (`deep_level`), so the level follows the work a budget buys, not the clock.
-LEVEL_US: dict[int, tuple[float, float, float, float]] = {
-    24: (1.9, 13.0, 159.2, 1802.4),
-    20: (1.6, 7.2, 55.8, 425.3),
+#: What one playout costs in the kernel (µs) for each kind of lookahead, ``(level,
+#: width)`` (width 0: every candidate), by the deck's size: the medians of `python
+#: bench/lookahead.py --levels 0,1,2,3,2w2,2w3` on the 2-core machine the agents are
+#: measured on. The expert picks a decision's lookahead by them (`deep_search`), so it
+#: follows the work a budget buys, not the clock.
+LOOKAHEAD_US: dict[int, dict[tuple[int, int], float]] = {
+    24: {(0, 0): 1.6, (1, 0): 12.5, (2, 0): 148.2, (2, 3): 82.8, (2, 2): 54.4, (3, 0): 1701.8},
+    20: {(0, 0): 1.4, (1, 0): 7.1, (2, 0): 54.8, (2, 3): 37.1, (2, 2): 24.2, (3, 0): 435.7},
 }
 
 
-def deep_level(variant: Variant, budget_ms: float, playouts: float, levels: tuple[int, ...] = (2, 3)) -> int:
-    """The deepest of ``levels`` whose playouts ``budget_ms`` affords ``playouts`` of, by
-    `LEVEL_US` for the variant's deck; 0 if none, or if the kernel does not model the
-    variant or is off (a Python lookahead would cost a hundred times more)."""
-    cost = LEVEL_US.get(variant.deck)
+def deep_search(
+    variant: Variant, budget_ms: float, playouts: float, searches: Sequence[tuple[int, int]] = ((3, 0), (2, 0))
+) -> tuple[int, int]:
+    """The first of ``searches`` (``(level, width)`` pairs, best first) whose playouts
+    ``budget_ms`` affords ``playouts`` of, by `LOOKAHEAD_US` for the variant's deck;
+    ``(0, 0)`` (plain playouts) if none, or if the kernel does not model the variant or is
+    off (a Python lookahead would cost a hundred times more)."""
+    cost = LOOKAHEAD_US.get(variant.deck)
     if cost is None or not USE_C or rules_for(variant) is None:
-        return 0
-    fits = [lv for lv in levels if budget_ms * 1000.0 >= playouts * cost[lv]]
-    return max(fits, default=0)
+        return (0, 0)
+    fits = (tuple(s) for s in searches if budget_ms * 1000.0 >= playouts * cost[tuple(s)])
+    return next(fits, (0, 0))  # type: ignore[return-value]
 
 
 def _end_args(rules: object, st: State) -> tuple:
