@@ -923,7 +923,7 @@ static PyObject *run(PyObject *module, PyObject *const *args, Py_ssize_t nargs) 
 }
 
 /* run_to_end and run_lookahead: the deal with its close facts, played to its end by the
- * policy or (ahead: a last argument, the level) by lookahead. */
+ * policy or (ahead: then the level, and optionally the width) by lookahead. */
 static PyObject *play_to_end(PyObject *module, PyObject *const *args, Py_ssize_t nargs, const char *fn, int ahead) {
     int level = 0, width = 0;
     static const char *const names[4] = {"ct0", "ct1", "cp0", "cp1"};

@@ -263,9 +263,7 @@ def play_out_lookahead(st: State, level: int = 1, width: int = 0) -> tuple[int, 
     rules = rules_for(st.variant) if USE_C else None
     if rules is None or st.phase == OVER:
         return reference_lookahead(st, level, width)
-    if width:
-        return _cplayout.run_lookahead(*_end_args(rules, st), level, width)
-    return _cplayout.run_lookahead(*_end_args(rules, st), level)
+    return _cplayout.run_lookahead(*_end_args(rules, st), level, width)
 
 
 #: What one playout costs in the kernel (µs) for each kind of lookahead, ``(level,
@@ -289,8 +287,10 @@ def deep_search(
     cost = LOOKAHEAD_US.get(variant.deck)
     if cost is None or not USE_C or rules_for(variant) is None:
         return (0, 0)
-    fits = (tuple(s) for s in searches if budget_ms * 1000.0 >= playouts * cost[tuple(s)])
-    return next(fits, (0, 0))  # type: ignore[return-value]
+    for level, width in searches:
+        if budget_ms * 1000.0 >= playouts * cost[level, width]:
+            return (level, width)
+    return (0, 0)
 
 
 def _end_args(rules: object, st: State) -> tuple:
