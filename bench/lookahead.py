@@ -10,7 +10,7 @@ of its deal with the C kernel at every level (0: the plain policy, `fast_playout
 machine's other load falls on all of them. Prints, per level, the median and min..max of
 the samples in microseconds per playout and the ratio to level 0. A playout is one whole
 continuation of a deal, the unit the expert's search spends per candidate and world.
-Its medians are `arena.bots.fast_playout.LEVEL_US`, by which the expert picks a level.
+Its medians are `arena.bots.fast_playout.LOOKAHEAD_US`, by which the expert picks its lookahead.
 """
 
 from __future__ import annotations

@@ -419,6 +419,8 @@ def test_pruned_lookahead_plays_as_the_python_loop(v):
             assert got == F.reference_lookahead(st, 2, w), (st, w)
             pruned += got != full
     assert pruned  # it changes some playouts
+    for st in sts[:3]:  # three levels pruned to two (docs/agents-strength.md, at 1,000 ms)
+        assert F.play_out_lookahead(st, 3, 2) == F.reference_lookahead(st, 3, 2), st
     # Width 2 plays the policy's card or the one other card that plays out best by the policy.
     looked = 0
     for st in sts:
@@ -503,7 +505,7 @@ def test_deep_search_is_the_first_lookahead_the_budget_affords(monkeypatch):
     cost = F.LOOKAHEAD_US
     assert set(cost) == {24, 20}
     for c in cost.values():  # each level dearer than the one below, pruning cheaper than none
-        assert c[0, 0] < c[1, 0] < c[2, 2] < c[2, 3] < c[2, 0] < c[3, 0]
+        assert c[0, 0] < c[1, 0] < c[2, 2] < c[2, 3] < c[2, 0] < c[3, 2] < c[3, 0]
     full, pruned, three = (2, 0), (2, 2), (3, 0)
     for v in (SIXTY_SIX, SCHNAPSEN):
         c = cost[v.deck]
@@ -513,6 +515,7 @@ def test_deep_search_is_the_first_lookahead_the_budget_affords(monkeypatch):
         assert F.deep_search(v, 100.5 * c[three] / 1000, 100) == three
         assert F.deep_search(v, 99.5 * c[three] / 1000, 100) == full
         assert F.deep_search(v, 10_000, 100, ()) == (0, 0)
+        assert F.deep_search(v, 100.5 * c[3, 2] / 1000, 100, [[3, 2], [2, 0]]) == (3, 2)  # pairs as JSON gives them
     assert F.deep_search(SCHNAPSEN, 32, 450, [full]) == full and F.deep_search(SIXTY_SIX, 32, 450, [full]) == (0, 0)
     assert F.deep_search(get_variant("four-pagat"), 10_000, 1) == (0, 0)  # not the kernel's
     assert F.deep_search(SIXTY_SIX.with_flags(out_timing="any_time"), 10_000, 1) == (0, 0)

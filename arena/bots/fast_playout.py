@@ -268,12 +268,13 @@ def play_out_lookahead(st: State, level: int = 1, width: int = 0) -> tuple[int, 
 
 #: What one playout costs in the kernel (µs) for each kind of lookahead, ``(level,
 #: width)`` (width 0: every candidate), by the deck's size: the medians of `python
-#: bench/lookahead.py --levels 0,1,2,3,2w2,2w3` on the 2-core machine the agents are
-#: measured on. The expert picks a decision's lookahead by them (`deep_search`), so it
-#: follows the work a budget buys, not the clock.
+#: bench/lookahead.py --levels 0,1,2,3,2w2,2w3,3w2` on the 2-core machine the agents are
+#: measured on ((3, 2): its ratio to (2, 0) and (2, 2) in one run of all, on a day the
+#: machine ran slower). The expert picks a decision's lookahead by them (`deep_search`),
+#: so it follows the work a budget buys, not the clock.
 LOOKAHEAD_US: dict[int, dict[tuple[int, int], float]] = {
-    24: {(0, 0): 1.6, (1, 0): 12.5, (2, 0): 148.2, (2, 3): 82.8, (2, 2): 54.4, (3, 0): 1701.8},
-    20: {(0, 0): 1.4, (1, 0): 7.1, (2, 0): 54.8, (2, 3): 37.1, (2, 2): 24.2, (3, 0): 435.7},
+    24: {(0, 0): 1.6, (1, 0): 12.5, (2, 0): 148.2, (2, 3): 82.8, (2, 2): 54.4, (3, 2): 211.0, (3, 0): 1701.8},
+    20: {(0, 0): 1.4, (1, 0): 7.1, (2, 0): 54.8, (2, 3): 37.1, (2, 2): 24.2, (3, 2): 74.0, (3, 0): 435.7},
 }
 
 
