@@ -647,18 +647,20 @@ def test_lookahead_plays_its_playouts_and_a_long_budget_turns_it_on(monkeypatch)
         return out
 
     # Budgets of 32 and 392 ms; a level-2 playout costs 148 µs in Sixty-Six (54 pruned to
-    # two candidates) and 55 in Schnapsen, a level-3 one 1,702 and 436
-    # (`fast_playout.LOOKAHEAD_US`).
+    # two candidates) and 55 in Schnapsen, a level-3 one 1,702 and 436 (211 and 74 pruned
+    # to two) (`fast_playout.LOOKAHEAD_US`). `DEEP_SEARCHES` is by deck: 24 cards, 20.
     none = [(0, 0)] * 2
     c = fast_playout.AVAILABLE
     assert levels("sixty-six", 100) == ([(2, 2)] * 2 if c else none)  # the full level 2 does not fit
-    assert levels("sixty-six", 1000) == ([(2, 0)] * 2 if c else none)
+    assert levels("sixty-six", 1000) == ([(3, 2)] * 2 if c else none)  # three levels pruned to two fit
     assert levels("schnapsen", 100) == ([(2, 0)] * 2 if c else none)
-    assert levels("schnapsen", 1000) == ([(2, 0)] * 2 if c else none)  # level 3 is not among DEEP_SEARCHES
-    monkeypatch.setattr(ExpertStrategy, "DEEP_SEARCHES", ((3, 0), (2, 0)))
+    assert levels("schnapsen", 1000) == ([(2, 0)] * 2 if c else none)  # level 3 is not among Schnapsen's
+    monkeypatch.setattr(ExpertStrategy, "DEEP_SEARCHES", {20: ((3, 0), (2, 0)), 24: ((2, 0), (2, 2))})
     assert levels("schnapsen", 1000) == ([(3, 0)] * 2 if c else none)
-    monkeypatch.setattr(ExpertStrategy, "DEEP_SEARCHES", ((2, 0),))
+    assert levels("sixty-six", 1000) == ([(2, 0)] * 2 if c else none)
+    monkeypatch.setattr(ExpertStrategy, "DEEP_SEARCHES", {24: ((2, 0),)})
     assert levels("sixty-six", 100) == none
+    assert levels("schnapsen", 1000) == none  # a deck not in it: plain playouts
     monkeypatch.setattr(fast_playout, "USE_C", False)
     assert levels("schnapsen", 1000) == none
 

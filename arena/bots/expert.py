@@ -16,7 +16,7 @@ import math
 import random
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from ..game.actions import CLOSE, DECLARE, EXCHANGE, MARRY, action_str, parse_action
 from ..game.cards import cards_of
@@ -221,11 +221,15 @@ class ExpertStrategy:
     MAX_WORLDS = 3000
     #: A time-budgeted decision checks whether it is settled every this many worlds.
     SETTLE_EVERY = 8
-    #: The lookahead a time-budgeted decision may search with (`deep_playouts`), best
-    #: first, as ``(level, width)``: two levels, or two pruned to the policy's card and
-    #: the best other (docs/agents-strength.md); not three, level with two at 1,000 ms in
-    #: Schnapsen.
-    DEEP_SEARCHES: tuple[tuple[int, int], ...] = ((2, 0), (2, 2))
+    #: The lookaheads a time-budgeted decision may search with (`deep_playouts`), by the
+    #: deck's size, best first, as ``(level, width)``: two levels, or two pruned to the
+    #: policy's card and the best other; in Sixty-Six first three levels pruned to two
+    #: (measured better than two full levels at 1,000 ms there; in Schnapsen three full
+    #: levels were level with two: docs/agents-strength.md). A deck not here: none.
+    DEEP_SEARCHES: ClassVar[dict[int, tuple[tuple[int, int], ...]]] = {
+        24: ((3, 2), (2, 0), (2, 2)),
+        20: ((2, 0), (2, 2)),
+    }
 
     def __init__(
         self,
@@ -274,7 +278,7 @@ class ExpertStrategy:
         #: the best by the policy's playouts (0: every candidate; `fast_playout.lookahead_action`).
         self.lookahead_width = 0
         #: With a time budget: a decision plays its playouts with the first lookahead of
-        #: `DEEP_SEARCHES` whose playouts its budget (`budget_ms`) affords this many of, by
+        #: `DEEP_SEARCHES` (for its deck) whose playouts its budget (`budget_ms`) affords this many of, by
         #: the kernel's measured cost (`fast_playout.deep_search`; None: never), where the C
         #: kernel models the rules (in Python it would cost a hundred times more).
         self.deep_playouts: float | None = None
@@ -362,7 +366,8 @@ class ExpertStrategy:
         self.last = {"kind": "?", "samples": 0, "budget_ms": budget_ms}
         self._level, self._width = self.lookahead, self.lookahead_width
         if self.deep_playouts is not None and self.budget == "time":
-            level, width = fast_playout.deep_search(v, budget_ms, self.deep_playouts, self.DEEP_SEARCHES)
+            searches = self.DEEP_SEARCHES.get(v.deck, ())
+            level, width = fast_playout.deep_search(v, budget_ms, self.deep_playouts, searches)
             if level > self._level:
                 self._level, self._width = level, width
         self.last["level"], self.last["width"] = self._level, self._width
