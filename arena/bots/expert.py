@@ -224,8 +224,8 @@ class ExpertStrategy:
     #: The lookaheads a time-budgeted decision may search with (`deep_playouts`), by the
     #: deck's size, best first, as ``(level, width)``: two levels, or two pruned to the
     #: policy's card and the best other; in Sixty-Six first three levels pruned to two
-    #: (measured better than two full levels at 1,000 ms there; in Schnapsen three full
-    #: levels were level with two: docs/agents-strength.md). A deck not here: none.
+    #: (measured better than two full levels at 1,000 ms there; in Schnapsen three levels,
+    #: full or pruned, were level with two: docs/agents-strength.md). A deck not here: none.
     DEEP_SEARCHES: ClassVar[dict[int, tuple[tuple[int, int], ...]]] = {
         24: ((3, 2), (2, 0), (2, 2)),
         20: ((2, 0), (2, 2)),
