@@ -18,8 +18,8 @@ is built (each card of either seat chosen by playing out its candidates:
 ``DEEP_PLAYOUTS`` such playouts (Schnapsen from an 82 ms move, Sixty-Six from 187 ms;
 2.7.0: 520 ms in both); since 2.9.0, short of that, two levels pruned to the policy's
 card and the best other (Sixty-Six from 82 ms); since 2.10.0, in Sixty-Six, three
-levels pruned so once it affords those (from 258 ms). The SDK's ``player`` form gives it the
-whole request and the match's setup. One strategy per match, seeded by ``match_start``'s
+levels pruned so once it affords those (from 258 ms). The SDK's ``player`` form gives
+it the whole request and the match's setup. One strategy per match, seeded by ``match_start``'s
 seed, so a match plays the same on any process. A bug in the search never costs the
 match: the greedy choice (the heuristic's at a table; or the first legal action) is
 played instead, and the traceback goes to stderr, which is the referee's log of this

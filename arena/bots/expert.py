@@ -278,9 +278,10 @@ class ExpertStrategy:
         #: the best by the policy's playouts (0: every candidate; `fast_playout.lookahead_action`).
         self.lookahead_width = 0
         #: With a time budget: a decision plays its playouts with the first lookahead of
-        #: `DEEP_SEARCHES` (for its deck) whose playouts its budget (`budget_ms`) affords this many of, by
-        #: the kernel's measured cost (`fast_playout.deep_search`; None: never), where the C
-        #: kernel models the rules (in Python it would cost a hundred times more).
+        #: `DEEP_SEARCHES` (for its deck) whose playouts its budget (`budget_ms`) affords
+        #: this many of, by the kernel's measured cost (`fast_playout.deep_search`; None:
+        #: never), where the C kernel models the rules (in Python it would cost a hundred
+        #: times more).
         self.deep_playouts: float | None = None
         self._level = 0
         self._width = 0
