@@ -1,6 +1,6 @@
 """What a playout costs with lookahead: microseconds per playout at each level.
 
-    python bench/lookahead.py [--states N] [--samples R] [--variant NAME] [--levels 0,1,2,2w3]
+    python bench/lookahead.py [--states N] [--samples R] [--variant NAME] [--levels 0,1,2,2w3] [--by-talon]
 
 Collects N states of real deals with the talon still open (seeded deals played by the
 playout policy, a state taken at every decision), then plays each of them out to the end
@@ -11,6 +11,8 @@ machine's other load falls on all of them. Prints, per level, the median and min
 the samples in microseconds per playout and the ratio to level 0. A playout is one whole
 continuation of a deal, the unit the expert's search spends per candidate and world.
 Its medians are `arena.bots.fast_playout.LOOKAHEAD_US`, by which the expert picks its lookahead.
+``--by-talon`` prints the same per number of talon cards instead: a playout from the first
+lead costs many times the mean.
 """
 
 from __future__ import annotations
@@ -55,6 +57,34 @@ def open_states(v: Variant, n: int, seed: int) -> list:
     return out[:n]
 
 
+def timings(states: list, levels: list[tuple[int, int]], samples: int) -> dict[tuple[int, int], list[float]]:
+    """µs a playout from ``states`` at each level, ``samples`` times, the levels interleaved."""
+    times: dict[tuple[int, int], list[float]] = {lv: [] for lv in levels}
+    for _ in range(samples):
+        for lv in levels:
+            t0 = time.perf_counter()
+            for st in states:
+                if lv[0]:
+                    fast_playout.play_out_lookahead(st, *lv)
+                else:
+                    fast_playout.play_out(st)
+            times[lv].append((time.perf_counter() - t0) / len(states) * 1e6)
+    return times
+
+
+def by_talon(args: argparse.Namespace, states: list, levels: list[tuple[int, int]]) -> None:
+    """The medians per number of talon cards (the turn-up counted), one row each."""
+    groups: dict[int, list] = {}
+    for st in states:
+        groups.setdefault(st.talon_size(), []).append(st)
+    print(f"{args.variant}: {len(states)} open-talon states, {args.samples} samples, C kernel; µs a playout")
+    print("  talon  states  " + "  ".join(f"{name(lv):>9}" for lv in levels))
+    for talon in sorted(groups, reverse=True):
+        times = timings(groups[talon], levels, args.samples)
+        cells = "  ".join(f"{statistics.median(times[lv]):9.1f}" for lv in levels)
+        print(f"  {talon:5d}  {len(groups[talon]):6d}  {cells}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--states", type=int, default=300)
@@ -62,6 +92,7 @@ def main() -> int:
     ap.add_argument("--variant", default="sixty-six")
     ap.add_argument("--levels", default="0,1,2")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--by-talon", action="store_true", help="one row per number of talon cards")
     args = ap.parse_args()
     if not fast_playout.AVAILABLE:
         print("bench/lookahead.py: the C kernel is not built (pip install with a C compiler)", file=sys.stderr)
@@ -80,16 +111,10 @@ def main() -> int:
         print(f"bench/lookahead.py: --variant: the kernel does not model {args.variant}", file=sys.stderr)
         return 2
     states = open_states(v, args.states, args.seed)
-    times: dict[tuple[int, int], list[float]] = {lv: [] for lv in levels}
-    for _ in range(args.samples):
-        for lv in levels:
-            t0 = time.perf_counter()
-            for st in states:
-                if lv[0]:
-                    fast_playout.play_out_lookahead(st, *lv)
-                else:
-                    fast_playout.play_out(st)
-            times[lv].append((time.perf_counter() - t0) / len(states) * 1e6)
+    if args.by_talon:
+        by_talon(args, states, levels)
+        return 0
+    times = timings(states, levels, args.samples)
     base = statistics.median(times[levels[0]])
     print(f"{args.variant}: {len(states)} open-talon states, {args.samples} samples, C kernel")
     for lv in levels:

@@ -52,3 +52,17 @@ def test_a_bad_level_list_is_refused_in_one_line(levels):
     r = run("--states", "4", "--samples", "1", "--levels", levels)
     assert r.returncode == 2 and r.stdout == ""
     assert r.stderr.startswith("bench/lookahead.py: --levels: ") and len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("variant, talons", [("sixty-six", 12), ("schnapsen", 10)])
+def test_by_talon_gives_one_row_per_talon_size_dearest_first(variant, talons):
+    """``--by-talon``: a row per number of talon cards, from the deal's first lead down,
+    its states counted (they add up to ``--states``) and each level's µs a playout."""
+    r = run("--states", "40", "--samples", "1", "--levels", "0,2w2", "--variant", variant, "--by-talon")
+    assert r.returncode == 0, r.stderr
+    assert f"{variant}: 40 open-talon states, 1 samples, C kernel; µs a playout" in r.stdout
+    rows = [tuple(map(float, m)) for m in re.findall(r"^ +(\d+) +(\d+) +([\d.]+) +([\d.]+)$", r.stdout, re.M)]
+    assert rows[0][0] == talons and [t for t, *_ in rows] == sorted({t for t, *_ in rows}, reverse=True)
+    assert sum(n for _, n, *_ in rows) == 40
+    assert all(plain > 0 and deep > 0 for *_, plain, deep in rows)
+    assert rows[0][3] > rows[-1][3]  # a pruned level-2 playout from the first lead costs more than from the last
