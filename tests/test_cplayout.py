@@ -512,12 +512,12 @@ def test_deep_search_is_the_first_lookahead_the_budget_affords(monkeypatch):
         assert F.deep_search(v, 100.5 * c[full] / 1000, 100, [full]) == full  # affords 100 playouts, not 101
         assert F.deep_search(v, 99.5 * c[full] / 1000, 100, [full]) == (0, 0)
         assert F.deep_search(v, 99.5 * c[full] / 1000, 100, [full, pruned]) == pruned
-        assert F.deep_search(v, 100.5 * c[three] / 1000, 100) == three
-        assert F.deep_search(v, 99.5 * c[three] / 1000, 100) == full
+        assert F.deep_search(v, 100.5 * c[three] / 1000, 100, [three, full]) == three
+        assert F.deep_search(v, 99.5 * c[three] / 1000, 100, [three, full]) == full
         assert F.deep_search(v, 10_000, 100, ()) == (0, 0)
         assert F.deep_search(v, 100.5 * c[3, 2] / 1000, 100, [[3, 2], [2, 0]]) == (3, 2)  # pairs as JSON gives them
     assert F.deep_search(SCHNAPSEN, 32, 450, [full]) == full and F.deep_search(SIXTY_SIX, 32, 450, [full]) == (0, 0)
-    assert F.deep_search(get_variant("four-pagat"), 10_000, 1) == (0, 0)  # not the kernel's
-    assert F.deep_search(SIXTY_SIX.with_flags(out_timing="any_time"), 10_000, 1) == (0, 0)
+    assert F.deep_search(get_variant("four-pagat"), 10_000, 1, [full]) == (0, 0)  # not the kernel's
+    assert F.deep_search(SIXTY_SIX.with_flags(out_timing="any_time"), 10_000, 1, [full]) == (0, 0)
     monkeypatch.setattr(F, "USE_C", False)
-    assert F.deep_search(SIXTY_SIX, 10_000, 1) == (0, 0)
+    assert F.deep_search(SIXTY_SIX, 10_000, 1, [full]) == (0, 0)

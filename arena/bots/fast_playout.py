@@ -279,7 +279,7 @@ LOOKAHEAD_US: dict[int, dict[tuple[int, int], float]] = {
 
 
 def deep_search(
-    variant: Variant, budget_ms: float, playouts: float, searches: Sequence[tuple[int, int]] = ((3, 0), (2, 0))
+    variant: Variant, budget_ms: float, playouts: float, searches: Sequence[tuple[int, int]]
 ) -> tuple[int, int]:
     """The first of ``searches`` (``(level, width)`` pairs, best first) whose playouts
     ``budget_ms`` affords ``playouts`` of, by `LOOKAHEAD_US` for the variant's deck;
