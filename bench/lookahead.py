@@ -94,6 +94,10 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--by-talon", action="store_true", help="one row per number of talon cards")
     args = ap.parse_args()
+    for flag in ("states", "samples"):
+        if getattr(args, flag) < 1:
+            print(f"bench/lookahead.py: --{flag}: must be 1 or more, got {getattr(args, flag)}", file=sys.stderr)
+            return 2
     if not fast_playout.AVAILABLE:
         print("bench/lookahead.py: the C kernel is not built (pip install with a C compiler)", file=sys.stderr)
         return 1

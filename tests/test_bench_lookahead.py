@@ -66,3 +66,10 @@ def test_by_talon_gives_one_row_per_talon_size_dearest_first(variant, talons):
     assert sum(n for _, n, *_ in rows) == 40
     assert all(plain > 0 and deep > 0 for *_, plain, deep in rows)
     assert rows[0][3] > rows[-1][3]  # a pruned level-2 playout from the first lead costs more than from the last
+
+
+@pytest.mark.parametrize("flag", ["--states", "--samples"])
+def test_nothing_to_time_is_refused_in_one_line(flag):
+    r = run("--states", "4", "--samples", "1", flag, "0")
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr == f"bench/lookahead.py: {flag}: must be 1 or more, got 0\n"
