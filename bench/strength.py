@@ -2,13 +2,17 @@
 
     python bench/strength.py A B [--pairs 400] [--seed 21] [--variant sixty-six] [--workers 2]
 
-``A`` and ``B`` are each ``heuristic`` or ``expert`` followed by settings of
+``A`` and ``B`` are each ``heuristic``, or ``expert`` followed by settings of
 `ExpertStrategy` as JSON (its keyword arguments or attributes), e.g.
-``'expert{"infer": true}'`` or ``'expert{"solve_tail": true}'``. Pair ``k`` plays the
-match seed ``derive_seed(seed, "match", k)`` twice, A in each seat, with the in-process
-referee (`arena.play.selfplay.play_match`) and the fixed-work budget
-(``budget="samples"``, unless the JSON says otherwise), so a run depends only on its
-arguments, not on the machine's load.
+``'expert{"infer": true}'`` or ``'expert{"solve_tail": true}'``; ``oracle`` and
+``hand-oracle`` take the same settings and search the true world (`OracleStrategy`) or
+the opponent's true hand (`HandOracleStrategy`), which only an in-process referee can
+show them. Pair ``k`` plays the match seed ``derive_seed(seed, "match", k)`` twice, A
+in each seat, with the in-process referee (`arena.play.selfplay.play_match`) and the
+fixed-work budget (``budget="samples"``, unless the JSON says otherwise), so a run
+depends only on its arguments, not on the machine's load. With ``"budget": "time"``
+and a ``move_ms`` a player searches as the agent does, against the clock (``"deep_playouts":
+450`` for the agent's lookahead), and the run depends on the load too.
 
 Prints A's score over the pairs with its Elo and 95% interval (from the spread of the
 pair scores), the pairs won 0, 1 or 2 by A, and A's game-point margin per deal with its
@@ -30,17 +34,27 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.bots.expert import ExpertStrategy  # noqa: E402
+from arena.bots.expert import ExpertStrategy, HandOracleStrategy, OracleStrategy  # noqa: E402
 from arena.bots.heuristic import HeuristicStrategy  # noqa: E402
 from arena.game import derive_seed, get_variant  # noqa: E402
 from arena.play.selfplay import play_match  # noqa: E402
 
+#: The searching players by name: the expert and its two measuring oracles.
+SEARCHERS: dict[str, type[ExpertStrategy]] = {
+    "expert": ExpertStrategy,
+    "oracle": OracleStrategy,
+    "hand-oracle": HandOracleStrategy,
+}
+
 
 def parse_player(text: str) -> tuple[str, dict[str, Any]]:
-    """``heuristic``, ``expert`` or ``expert{...json kwargs...}``."""
+    """``heuristic``, or ``expert``, ``oracle`` or ``hand-oracle``, each with optional ``{...json kwargs...}``."""
     name, brace, rest = text.partition("{")
-    if name not in ("heuristic", "expert") or (name == "heuristic" and brace):
-        raise SystemExit(f"{Path(sys.argv[0]).name}: a player is heuristic or expert{{JSON}}, got {text!r}")
+    if name not in ("heuristic", *SEARCHERS) or (name == "heuristic" and brace):
+        raise SystemExit(
+            f"{Path(sys.argv[0]).name}: a player is heuristic, or expert, oracle or hand-oracle with optional "
+            f"{{JSON}}, got {text!r}"
+        )
     try:
         kwargs = json.loads(brace + rest) if brace else {}
     except json.JSONDecodeError as e:
@@ -53,7 +67,7 @@ def make(player: tuple[str, dict[str, Any]], seed: int, variant: str) -> Any:
     if name == "heuristic":
         return HeuristicStrategy(seed)
     params = inspect.signature(ExpertStrategy).parameters
-    strategy = ExpertStrategy(seed, variant=variant, **{k: v for k, v in kwargs.items() if k in params})
+    strategy = SEARCHERS[name](seed, variant=variant, **{k: v for k, v in kwargs.items() if k in params})
     for k, v in kwargs.items():
         if k not in params:  # a setting that is an attribute (solve_tail, match_aware, ...)
             if not hasattr(strategy, k):
