@@ -51,8 +51,9 @@ def parse_player(text: str) -> tuple[str, dict[str, Any]]:
     """``heuristic``, or ``expert``, ``oracle`` or ``hand-oracle``, each with optional ``{...json kwargs...}``."""
     name, brace, rest = text.partition("{")
     if name not in ("heuristic", *SEARCHERS) or (name == "heuristic" and brace):
+        *most, last = SEARCHERS
         raise SystemExit(
-            f"{Path(sys.argv[0]).name}: a player is heuristic, or expert, oracle or hand-oracle with optional "
+            f"{Path(sys.argv[0]).name}: a player is heuristic, or {', '.join(most)} or {last} with optional "
             f"{{JSON}}, got {text!r}"
         )
     try:
