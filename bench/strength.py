@@ -67,12 +67,13 @@ def make(player: tuple[str, dict[str, Any]], seed: int, variant: str) -> Any:
     name, kwargs = player
     if name == "heuristic":
         return HeuristicStrategy(seed)
-    params = inspect.signature(ExpertStrategy).parameters
-    strategy = SEARCHERS[name](seed, variant=variant, **{k: v for k, v in kwargs.items() if k in params})
+    cls = SEARCHERS[name]
+    params = inspect.signature(cls).parameters
+    strategy = cls(seed, variant=variant, **{k: v for k, v in kwargs.items() if k in params})
     for k, v in kwargs.items():
         if k not in params:  # a setting that is an attribute (solve_tail, match_aware, ...)
             if not hasattr(strategy, k):
-                raise SystemExit(f"{Path(sys.argv[0]).name}: ExpertStrategy has no setting {k!r}")
+                raise SystemExit(f"{Path(sys.argv[0]).name}: {cls.__name__} has no setting {k!r}")
             setattr(strategy, k, v)
     return strategy
 
